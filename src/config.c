@@ -1,0 +1,226 @@
+/* Plugin configuration: every plugstack argument is parsed and validated
+ * here and nowhere else, so a bad line is reported once, by name. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+
+#ifndef SYSTEMCTL_PATH
+#define SYSTEMCTL_PATH "/usr/bin/systemctl"
+#endif
+
+static int fail(char *err, size_t errlen, const char *arg, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, const char *arg, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	/* Quote at most 64 bytes of the argument: it may be huge or binary. */
+	if (err && errlen)
+		snprintf(err, errlen, "invalid plugstack argument \"%.64s%s\": %s",
+			 arg, strlen(arg) > 64 ? "..." : "", why);
+	return -1;
+}
+
+static bool is_printable_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+/* Absolute, normalised (no "//", ".", ".." components, no trailing "/"),
+ * printable ASCII: the path means exactly what it says. */
+static int check_path(const char *arg, const char *key, const char *val,
+		      char *err, size_t errlen)
+{
+	const char *p;
+
+	if (strlen(val) >= CONFIG_PATH_MAX)
+		return fail(err, errlen, arg, "%s is longer than %d bytes",
+			    key, CONFIG_PATH_MAX - 1);
+	if (val[0] != '/')
+		return fail(err, errlen, arg, "%s must be an absolute path", key);
+	if (!is_printable_ascii(val))
+		return fail(err, errlen, arg,
+			    "%s may only contain printable ASCII characters", key);
+	if (val[strlen(val) - 1] == '/')
+		return fail(err, errlen, arg, "%s must name a file, not a directory", key);
+	for (p = val; *p; p++) {
+		if (*p != '/')
+			continue;
+		if (p[1] == '/')
+			return fail(err, errlen, arg, "%s must not contain \"//\"", key);
+		if (p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+			return fail(err, errlen, arg, "%s must not contain \".\" components", key);
+		if (p[1] == '.' && p[2] == '.' && (p[3] == '/' || p[3] == '\0'))
+			return fail(err, errlen, arg, "%s must not contain \"..\" components", key);
+	}
+	return 0;
+}
+
+/* systemd unit-name characters only; never something systemctl could read
+ * as an option, and only service units, the one type start/stop means. */
+static int check_unit(const char *arg, const char *val, char *err, size_t errlen)
+{
+	static const char allowed[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@";
+	static const char suffix[] = ".service";
+	size_t len = strlen(val), slen = sizeof(suffix) - 1;
+	const char *at;
+
+	if (len >= CONFIG_UNIT_MAX - slen)
+		return fail(err, errlen, arg, "unit name is longer than %zu bytes",
+			    CONFIG_UNIT_MAX - slen - 1);
+	if (val[0] == '-')
+		return fail(err, errlen, arg, "unit name must not start with \"-\"");
+	if (val[0] == '.')
+		return fail(err, errlen, arg, "unit name must not start with \".\"");
+	if (strspn(val, allowed) != len)
+		return fail(err, errlen, arg,
+			    "unit name may only contain ASCII letters, digits and \":-_.\\@\"");
+	if (strstr(val, ".."))
+		return fail(err, errlen, arg, "unit name must not contain \"..\"");
+	if (strchr(val, '.') && (len <= slen || strcmp(val + len - slen, suffix)))
+		return fail(err, errlen, arg,
+			    "unit must be a service (name ending in \".service\", or no suffix)");
+	at = strchr(val, '@');
+	if (at && (strchr(at + 1, '@') || at == val || at[1] == '.' || at[1] == '\0'))
+		return fail(err, errlen, arg,
+			    "unit name has a misplaced \"@\" (a template needs an instance)");
+	return 0;
+}
+
+static int parse_seconds(const char *arg, const char *key, const char *val,
+			 unsigned int *out, char *err, size_t errlen)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	if (strspn(val, "0123456789") != strlen(val) || strlen(val) > 6)
+		return fail(err, errlen, arg,
+			    "%s must be a whole number of seconds from 1 to %d",
+			    key, CONFIG_TIMEOUT_MAX);
+	for (p = val; *p; p++)
+		v = v * 10 + (unsigned long)(*p - '0');
+	if (v < 1 || v > CONFIG_TIMEOUT_MAX)
+		return fail(err, errlen, arg,
+			    "%s must be a whole number of seconds from 1 to %d",
+			    key, CONFIG_TIMEOUT_MAX);
+	*out = (unsigned int)v;
+	return 0;
+}
+
+enum key { K_MODE, K_UNIT, K_STATE, K_SYSTEMCTL, K_TIMEOUT, K_LOCK_TIMEOUT, K_COUNT };
+static const char *const key_names[K_COUNT] = {
+	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout"
+};
+
+static int apply(struct config *cfg, enum key k, const char *arg,
+		 const char *val, char *err, size_t errlen)
+{
+	switch (k) {
+	case K_MODE:
+		if (!strcmp(val, "opt-in"))
+			cfg->mode = MODE_OPT_IN;
+		else if (!strcmp(val, "always"))
+			cfg->mode = MODE_ALWAYS;
+		else
+			return fail(err, errlen, arg, "mode must be \"opt-in\" or \"always\"");
+		return 0;
+	case K_UNIT:
+		if (check_unit(arg, val, err, errlen))
+			return -1;
+		snprintf(cfg->unit, sizeof(cfg->unit), "%s%s", val,
+			 strchr(val, '.') ? "" : ".service");
+		return 0;
+	case K_STATE:
+		if (check_path(arg, "state", val, err, errlen))
+			return -1;
+		snprintf(cfg->state, sizeof(cfg->state), "%s", val);
+		return 0;
+	case K_SYSTEMCTL:
+		if (check_path(arg, "systemctl", val, err, errlen))
+			return -1;
+		snprintf(cfg->systemctl, sizeof(cfg->systemctl), "%s", val);
+		return 0;
+	case K_TIMEOUT:
+		return parse_seconds(arg, "timeout", val, &cfg->timeout, err, errlen);
+	case K_LOCK_TIMEOUT:
+		return parse_seconds(arg, "lock_timeout", val, &cfg->lock_timeout,
+				     err, errlen);
+	default:
+		return -1;
+	}
+}
+
+static void set_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = MODE_OPT_IN;
+	snprintf(cfg->unit, sizeof(cfg->unit), "%s", DEFAULT_UNIT);
+	snprintf(cfg->state, sizeof(cfg->state), "%s", DEFAULT_STATE);
+	snprintf(cfg->systemctl, sizeof(cfg->systemctl), "%s", SYSTEMCTL_PATH);
+	cfg->timeout = DEFAULT_TIMEOUT;
+	cfg->lock_timeout = DEFAULT_LOCK_TIMEOUT;
+}
+
+int config_parse(struct config *cfg, int argc, char *const argv[],
+		 char *err, size_t errlen)
+{
+	bool seen[K_COUNT] = { false };
+	struct config tmp;
+	int i;
+
+	set_defaults(cfg);
+	set_defaults(&tmp);
+	if (err && errlen)
+		err[0] = '\0';
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i] ? argv[i] : "";
+		const char *eq = strchr(arg, '=');
+		size_t klen = eq ? (size_t)(eq - arg) : strlen(arg);
+		int k;
+
+		for (k = 0; k < K_COUNT; k++)
+			if (strlen(key_names[k]) == klen &&
+			    !strncmp(arg, key_names[k], klen))
+				break;
+		if (k == K_COUNT)
+			return fail(err, errlen, arg,
+				    "unknown key (expected mode, unit, state, systemctl, timeout or lock_timeout)");
+		if (!eq)
+			return fail(err, errlen, arg, "expected %s=VALUE", key_names[k]);
+		if (eq[1] == '\0')
+			return fail(err, errlen, arg, "empty value for %s", key_names[k]);
+		if (seen[k])
+			return fail(err, errlen, arg, "%s given more than once", key_names[k]);
+		seen[k] = true;
+		if (apply(&tmp, (enum key)k, arg, eq + 1, err, errlen))
+			return -1;
+	}
+	*cfg = tmp;
+	return 0;
+}
+
+const char *config_mode_name(enum ebpf_mode mode)
+{
+	return mode == MODE_ALWAYS ? "always" : "opt-in";
+}
+
+void config_unit_display(const struct config *cfg, char *buf, size_t len)
+{
+	size_t n = strlen(cfg->unit);
+
+	if (n > 8 && !strcmp(cfg->unit + n - 8, ".service"))
+		n -= 8;
+	snprintf(buf, len, "%.*s", (int)n, cfg->unit);
+}

@@ -1,0 +1,38 @@
+/* Plugin configuration: the key=value arguments of the plugstack.conf line. */
+#ifndef SPANK_EBPF_CONFIG_H
+#define SPANK_EBPF_CONFIG_H
+
+#include <stddef.h>
+
+enum ebpf_mode { MODE_OPT_IN, MODE_ALWAYS };
+
+#define CONFIG_PATH_MAX 256   /* leaves room for ".lock"/".tmp" suffixes */
+#define CONFIG_UNIT_MAX 256   /* systemd's own limit on unit names */
+#define CONFIG_TIMEOUT_MAX 600
+
+#define DEFAULT_UNIT "ebpf_exporter.service"
+#define DEFAULT_STATE "/run/ebpf_exporter.refcount"
+#define DEFAULT_TIMEOUT 10      /* seconds per systemctl call */
+#define DEFAULT_LOCK_TIMEOUT 30 /* seconds waiting for the state lock */
+
+struct config {
+	enum ebpf_mode mode;
+	char unit[CONFIG_UNIT_MAX];
+	char state[CONFIG_PATH_MAX];
+	char systemctl[CONFIG_PATH_MAX];
+	unsigned int timeout;      /* seconds */
+	unsigned int lock_timeout; /* seconds */
+};
+
+/* Fills *cfg with the defaults, then applies argv. On error returns -1,
+ * leaves the defaults in *cfg, and writes a message naming the offending
+ * argument into err. */
+int config_parse(struct config *cfg, int argc, char *const argv[],
+		 char *err, size_t errlen);
+
+const char *config_mode_name(enum ebpf_mode mode);
+
+/* The unit name without a ".service" suffix, as the log lines show it. */
+void config_unit_display(const struct config *cfg, char *buf, size_t len);
+
+#endif

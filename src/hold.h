@@ -1,0 +1,34 @@
+/* A job's hold on the exporter: the plugin's core logic, plain C.
+ *
+ * acquire: add the job to the state; if the set was empty, start the unit.
+ * release: remove the job; if the set became empty, stop the unit.
+ * Both run entirely under the state lock, so a start and a stop never
+ * cross. The state is committed before systemctl runs: it records what
+ * should be, and the unit is brought in line with it. */
+#ifndef SPANK_EBPF_HOLD_H
+#define SPANK_EBPF_HOLD_H
+
+#include <stdint.h>
+
+#include "config.h"
+
+enum hold_op { HOLD_ACQUIRE, HOLD_RELEASE };
+
+/* What an update did, for callers that count (tests, benchmarks). */
+enum hold_event {
+	HOLD_CHANGED = 1,      /* the state file was rewritten */
+	HOLD_STARTED = 2,      /* systemctl start was run */
+	HOLD_STOPPED = 4,      /* systemctl stop was run */
+	HOLD_UNIT_FAILED = 8,  /* ... and it failed or timed out */
+};
+
+/* Returns 0 when the state was updated (or needed no update), -1 when it
+ * could not be (logged). A failed start/stop is not an error here: it is
+ * logged and reported through *events. events may be NULL. */
+int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
+		int *events);
+
+/* Lock-free: does the state name this job? A hint only. */
+int hold_is_held(const struct config *cfg, uint32_t job);
+
+#endif

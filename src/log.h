@@ -1,0 +1,17 @@
+/* Logging for the plugin core: one sink, replaced by the SPANK edge with
+ * Slurm's logger and by tests with a capture buffer. */
+#ifndef SPANK_EBPF_LOG_H
+#define SPANK_EBPF_LOG_H
+
+enum log_level { LOG_ERROR, LOG_INFO, LOG_VERBOSE, LOG_DEBUG };
+
+typedef void (*log_sink_fn)(enum log_level level, const char *msg);
+
+/* NULL restores the default sink (stderr). */
+void log_set_sink(log_sink_fn sink);
+
+/* Formats "spank_ebpf: <message>" and hands it to the sink. */
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,206 @@
+/* Running an external program with a hard time bound. fork() + execve()
+ * rather than posix_spawn(): closing every inherited descriptor and
+ * resetting signals portably (RHEL 8's glibc included) needs the child. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runcmd.h"
+
+/* Fixed, minimal environment: nothing from the job or from slurmd. */
+static char *const clean_env[] = {
+	"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+	"LC_ALL=C",
+	"SYSTEMD_PAGER=",
+	"SYSTEMD_COLORS=0",
+	NULL
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Only async-signal-safe calls between fork() and execve(). */
+static void child(char *const argv[], int out_fd, int err_fd, int max_fd)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int fd, sig;
+
+	setpgid(0, 0); /* so a timeout kills everything it started */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	/* Lift our pipe ends above 2 first: the host may run with 0-2 closed,
+	 * and the dup2() calls below must not clobber them. */
+	out_fd = fcntl(out_fd, F_DUPFD, 3);
+	err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, 3);
+	if (out_fd < 0 || err_fd < 0)
+		goto fail;
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || (fd != 0 && dup2(fd, 0) < 0) || dup2(out_fd, 1) < 0 ||
+	    dup2(out_fd, 2) < 0)
+		goto fail;
+	/* Everything else goes, except the exec-error pipe (close-on-exec). */
+#ifdef SYS_close_range
+	if ((err_fd == 3 || syscall(SYS_close_range, 3u, (unsigned)err_fd - 1, 0u) == 0) &&
+	    syscall(SYS_close_range, (unsigned)err_fd + 1, ~0u, 0u) == 0)
+		max_fd = 0;
+#endif
+	for (fd = 3; fd <= max_fd; fd++)
+		if (fd != err_fd)
+			close(fd);
+	execve(argv[0], argv, clean_env);
+fail:
+	fd = errno;
+	if (err_fd >= 0 && write(err_fd, &fd, sizeof(fd)) < 0) {
+		/* nothing more to do */
+	}
+	_exit(127);
+}
+
+static int highest_fd(void)
+{
+	struct rlimit rl;
+
+	/* Bounded so a huge RLIMIT_NOFILE cannot make the child spin. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > 65536)
+		return 65535;
+	return (int)rl.rlim_cur - 1;
+}
+
+static void capture(struct runcmd_result *res, const char *buf, size_t n)
+{
+	size_t room = RUNCMD_OUTPUT_MAX - res->output_len;
+
+	if (n > room) {
+		res->truncated = true;
+		n = room;
+	}
+	memcpy(res->output + res->output_len, buf, n);
+	res->output_len += n;
+	res->output[res->output_len] = '\0';
+}
+
+int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *res)
+{
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+	long long deadline = now_ms() + timeout_ms;
+	int max_fd = highest_fd(), status = 0, i;
+	bool out_open = true;
+	char buf[4096];
+	pid_t pid;
+	ssize_t n;
+
+	memset(res, 0, sizeof(*res));
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		res->exec_errno = errno;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		res->exec_errno = errno;
+		goto out;
+	}
+	if (pid == 0)
+		child(argv, out[1], err[1], max_fd);
+	/* Also in the parent, so there is no window where the child's group
+	 * does not exist yet when we want to kill it. */
+	setpgid(pid, pid);
+	close(out[1]);
+	close(err[1]);
+	out[1] = err[1] = -1;
+
+	/* Collect output until the program exits or overruns; all bounded. */
+	for (;;) {
+		long long left = deadline - now_ms();
+		siginfo_t si;
+
+		if (left <= 0) {
+			res->timed_out = true;
+			break;
+		}
+		if (out_open) {
+			struct pollfd pfd = { out[0], POLLIN, 0 };
+
+			if (poll(&pfd, 1, (int)(left > 50 ? 50 : left)) > 0) {
+				n = read(out[0], buf, sizeof(buf));
+				if (n > 0)
+					capture(res, buf, (size_t)n);
+				else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+					out_open = false;
+			}
+		} else {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+		/* WNOWAIT leaves a zombie holding the PID, so the process group
+		 * ID cannot be reused before we kill the group below. */
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == pid)
+			break;
+	}
+	/* Whatever it left in its group (or all of it, on a timeout) dies. */
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	for (i = 0; out_open && i < 64 && (n = read(out[0], buf, sizeof(buf))) > 0; i++)
+		capture(res, buf, (size_t)n);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (read(err[0], &res->exec_errno, sizeof(res->exec_errno)) !=
+	    (ssize_t)sizeof(res->exec_errno))
+		res->exec_errno = 0;
+	if (WIFEXITED(status) && !res->timed_out) {
+		res->exited = true;
+		res->exit_status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status) && !res->timed_out) {
+		res->signaled = true;
+		res->term_signal = WTERMSIG(status);
+	}
+out:
+	if (out[0] >= 0)
+		close(out[0]);
+	if (out[1] >= 0)
+		close(out[1]);
+	if (err[0] >= 0)
+		close(err[0]);
+	if (err[1] >= 0)
+		close(err[1]);
+	return (res->exited && res->exit_status == 0 && !res->exec_errno) ? 0 : -1;
+}
+
+void runcmd_describe(const struct runcmd_result *res, unsigned int timeout_ms,
+		     char *buf, size_t len)
+{
+	if (res->exec_errno)
+		snprintf(buf, len, "could not be executed: %s", strerror(res->exec_errno));
+	else if (res->timed_out)
+		snprintf(buf, len, "timed out after %u s and was killed", timeout_ms / 1000);
+	else if (res->signaled)
+		snprintf(buf, len, "was killed by signal %d (%s)", res->term_signal,
+			 strsignal(res->term_signal));
+	else if (res->exited)
+		snprintf(buf, len, "exited with status %d", res->exit_status);
+	else
+		snprintf(buf, len, "failed");
+}

@@ -1,0 +1,34 @@
+/* Running an external program (systemctl) safely from a root prolog:
+ * exec'd by absolute path with a fixed argv and environment, stdin from
+ * /dev/null, no inherited descriptors, output captured, and killed (with
+ * its whole process group) when it overruns its time. */
+#ifndef SPANK_EBPF_RUNCMD_H
+#define SPANK_EBPF_RUNCMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RUNCMD_OUTPUT_MAX 4096  /* captured bytes; the rest is drained */
+
+struct runcmd_result {
+	int exit_status;     /* valid when exited */
+	int term_signal;     /* valid when signaled */
+	bool exited;
+	bool signaled;
+	bool timed_out;
+	int exec_errno;      /* non-zero when the program could not be run */
+	char output[RUNCMD_OUTPUT_MAX + 1];
+	size_t output_len;
+	bool truncated;
+};
+
+/* Runs argv[0] (an absolute path). Returns 0 when it exited with status
+ * 0, -1 otherwise; *res says what happened either way. */
+int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *res);
+
+/* One line for a log message: "exited with status 5", "timed out after
+ * 10 s and was killed", "could not be executed: No such file...". */
+void runcmd_describe(const struct runcmd_result *res, unsigned int timeout_ms,
+		     char *buf, size_t len);
+
+#endif

@@ -1,0 +1,344 @@
+/* The node-local state file. See statefile.h for the on-disk contract. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "statefile.h"
+
+#define SMALL_READ 4096
+
+/* The plugin runs as root; tests run as whoever runs them. Either way only
+ * the effective user may own what the plugin trusts. */
+static int check_owner_mode(const struct stat *st, const char *what,
+			    const char *path)
+{
+	if (st->st_uid != geteuid()) {
+		log_msg(LOG_ERROR, "refusing %s %s: owned by uid %u, not uid %u",
+			what, path, (unsigned)st->st_uid, (unsigned)geteuid());
+		return -1;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		log_msg(LOG_ERROR, "refusing %s %s: writable by group or others (mode %04o)",
+			what, path, (unsigned)(st->st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+static int check_file(int fd, const char *what, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		log_msg(LOG_ERROR, "cannot stat %s %s: %s", what, path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		log_msg(LOG_ERROR, "refusing %s %s: not a regular file", what, path);
+		return -1;
+	}
+	if (st.st_nlink != 1) {
+		log_msg(LOG_ERROR, "refusing %s %s: it has %lu hard links",
+			what, path, (unsigned long)st.st_nlink);
+		return -1;
+	}
+	return check_owner_mode(&st, what, path);
+}
+
+static void refuse_open(const char *what, const char *path, int err)
+{
+	struct stat st;
+
+	/* O_NOFOLLOW on a symlink: ELOOP, or ENOTDIR with O_DIRECTORY. */
+	if (err == ELOOP || (err == ENOTDIR && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
+		log_msg(LOG_ERROR, "refusing %s %s: it is a symbolic link", what, path);
+	else
+		log_msg(LOG_ERROR, "cannot open %s %s: %s", what, path, strerror(err));
+}
+
+static int open_dir(struct statefile *sf)
+{
+	const char *slash = strrchr(sf->path, '/');
+	char dir[CONFIG_PATH_MAX];
+	struct stat st;
+
+	/* config.c guarantees an absolute path naming a file. */
+	snprintf(dir, sizeof(dir), "%.*s", slash == sf->path ? 1 : (int)(slash - sf->path),
+		 sf->path);
+	snprintf(sf->base, sizeof(sf->base), "%s", slash + 1);
+	snprintf(sf->lockname, sizeof(sf->lockname), "%s.lock", sf->base);
+	snprintf(sf->tmpname, sizeof(sf->tmpname), "%s.tmp", sf->base);
+	snprintf(sf->corruptname, sizeof(sf->corruptname), "%s.corrupt", sf->base);
+
+	sf->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sf->dirfd < 0) {
+		refuse_open("state directory", dir, errno);
+		return -1;
+	}
+	if (fstat(sf->dirfd, &st) < 0) {
+		log_msg(LOG_ERROR, "cannot stat state directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return check_owner_mode(&st, "state directory", dir);
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* flock() has no timeout: poll with a short, growing sleep. The cap keeps
+ * the added latency under a millisecond when the lock is busy. */
+static int lock_bounded(struct statefile *sf, unsigned int timeout_ms)
+{
+	long long deadline = now_us() + (long long)timeout_ms * 1000;
+	long delay = 20;
+
+	for (;;) {
+		if (flock(sf->lockfd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			log_msg(LOG_ERROR, "cannot lock %s.lock: %s", sf->path, strerror(errno));
+			return -1;
+		}
+		if (now_us() >= deadline) {
+			log_msg(LOG_ERROR,
+				"gave up waiting %u s for the lock on %s.lock: another process holds it (see lock_timeout=)",
+				timeout_ms / 1000, sf->path);
+			return -1;
+		}
+		sleep_us(delay);
+		if (delay < 1000)
+			delay *= 2;
+	}
+}
+
+/* For messages: the lock file's full path. */
+static const char *lockpath(const struct statefile *sf)
+{
+	static char buf[CONFIG_PATH_MAX + 16];
+
+	snprintf(buf, sizeof(buf), "%s.lock", sf->path);
+	return buf;
+}
+
+int statefile_open_locked(struct statefile *sf, const char *path,
+			  unsigned int timeout_ms)
+{
+	sf->path = path;
+	sf->dirfd = sf->lockfd = -1;
+	if (open_dir(sf) < 0)
+		return -1;
+	sf->lockfd = openat(sf->dirfd, sf->lockname,
+			    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (sf->lockfd < 0) {
+		refuse_open("lock file", lockpath(sf), errno);
+		return -1;
+	}
+	if (check_file(sf->lockfd, "lock file", lockpath(sf)) < 0)
+		return -1;
+	return lock_bounded(sf, timeout_ms);
+}
+
+void statefile_close(struct statefile *sf)
+{
+	if (sf->lockfd >= 0)
+		close(sf->lockfd); /* releases the flock */
+	if (sf->dirfd >= 0)
+		close(sf->dirfd);
+	sf->lockfd = sf->dirfd = -1;
+}
+
+/* Reads at most JOBSET_MAX_BYTES + 1 bytes: enough to tell "too large". */
+static char *read_all(int fd, char *small, size_t *len)
+{
+	size_t cap = SMALL_READ, off = 0;
+	char *buf = small;
+
+	for (;;) {
+		ssize_t n;
+
+		if (off == cap) {
+			char *bigger;
+
+			if (cap > JOBSET_MAX_BYTES)
+				break;
+			cap *= 4;
+			bigger = buf == small ? malloc(cap) : realloc(buf, cap);
+			if (!bigger)
+				goto fail;
+			if (buf == small)
+				memcpy(bigger, small, off);
+			buf = bigger;
+		}
+		n = read(fd, buf + off, cap - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	*len = off;
+	return buf;
+fail:
+	if (buf != small)
+		free(buf);
+	return NULL;
+}
+
+int statefile_load(struct statefile *sf, struct jobset *set)
+{
+	char small[SMALL_READ], why[160];
+	char *buf;
+	size_t len = 0;
+	int fd, rc;
+
+	jobset_free(set);
+	fd = openat(sf->dirfd, sf->base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		refuse_open("state file", sf->path, errno);
+		return -1;
+	}
+	if (check_file(fd, "state file", sf->path) < 0) {
+		close(fd);
+		return -1;
+	}
+	buf = read_all(fd, small, &len);
+	close(fd);
+	if (!buf) {
+		log_msg(LOG_ERROR, "cannot read state file %s: %s", sf->path, strerror(errno));
+		return -1;
+	}
+	rc = jobset_parse(set, buf, len, why, sizeof(why));
+	if (buf != small)
+		free(buf);
+	if (rc < 0) {
+		log_msg(LOG_ERROR, "out of memory reading state file %s", sf->path);
+		return -1;
+	}
+	if (rc > 0) {
+		/* Keep the damaged file for the admin: the next store renames a
+		 * fresh file over the name, so a hard link keeps the old one. */
+		unlinkat(sf->dirfd, sf->corruptname, 0);
+		if (linkat(sf->dirfd, sf->base, sf->dirfd, sf->corruptname, 0) < 0)
+			log_msg(LOG_ERROR, "cannot keep a copy of the damaged state as %s.corrupt: %s",
+				sf->path, strerror(errno));
+		log_msg(LOG_ERROR,
+			"state file %s is damaged (%s); kept as %s.corrupt, continuing with the %zu valid job IDs it holds",
+			sf->path, why, sf->path, set->n);
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int statefile_store(struct statefile *sf, const struct jobset *set)
+{
+	char small[SMALL_READ];
+	size_t cap = jobset_text_size(set), len;
+	char *buf = cap <= sizeof(small) ? small : malloc(cap);
+	const char *step = "write";
+	int fd = -1, err;
+
+	if (!buf) {
+		log_msg(LOG_ERROR, "out of memory writing state file %s", sf->path);
+		return -1;
+	}
+	len = jobset_format(set, buf, cap);
+	/* A leftover from a killed writer is ours to replace: the lock is held. */
+	if (unlinkat(sf->dirfd, sf->tmpname, 0) < 0 && errno != ENOENT) {
+		step = "remove stale";
+		goto fail;
+	}
+	step = "create";
+	fd = openat(sf->dirfd, sf->tmpname,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto fail;
+	step = "write";
+	if (fchmod(fd, 0644) < 0 || write_all(fd, buf, len) < 0)
+		goto fail;
+	step = "sync";
+	if (fsync(fd) < 0)
+		goto fail;
+	step = "close";
+	err = close(fd);
+	fd = -1;
+	if (err < 0)
+		goto fail;
+	step = "rename";
+	if (renameat(sf->dirfd, sf->tmpname, sf->dirfd, sf->base) < 0)
+		goto fail;
+	if (buf != small)
+		free(buf);
+	return 0;
+fail:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	unlinkat(sf->dirfd, sf->tmpname, 0);
+	if (buf != small)
+		free(buf);
+	log_msg(LOG_ERROR, "cannot update state file %s (%s of %s.tmp failed: %s); previous state kept",
+		sf->path, step, sf->path, strerror(err));
+	return -1;
+}
+
+int statefile_peek(const char *path, uint32_t job)
+{
+	char small[SMALL_READ];
+	struct jobset set;
+	size_t len = 0;
+	char *buf;
+	int fd, found;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	buf = read_all(fd, small, &len);
+	close(fd);
+	if (!buf)
+		return 0;
+	jobset_init(&set);
+	/* A damaged file may still name the job: let the locked path decide. */
+	found = jobset_parse(&set, buf, len, NULL, 0) >= 0 && jobset_contains(&set, job);
+	jobset_free(&set);
+	if (buf != small)
+		free(buf);
+	return found;
+}

@@ -1,0 +1,53 @@
+/* The node-local state file: opened without following symlinks, checked
+ * for ownership and mode, locked with a bounded wait, replaced atomically
+ * (write a temporary file, fsync, rename) so a process killed at any
+ * instant leaves the old or the new state, never a torn one.
+ *
+ * Files, all in the state file's directory:
+ *   <state>          the job set (see jobset.h)
+ *   <state>.lock     flock()ed while updating; never removed, and released
+ *                    by the kernel when its holder dies
+ *   <state>.tmp      the next state, before its rename
+ *   <state>.corrupt  the last damaged state file, kept for inspection */
+#ifndef SPANK_EBPF_STATEFILE_H
+#define SPANK_EBPF_STATEFILE_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "jobset.h"
+
+struct statefile {
+	const char *path;
+	int dirfd;
+	int lockfd;
+	char base[CONFIG_PATH_MAX];
+	char lockname[CONFIG_PATH_MAX + 16];
+	char tmpname[CONFIG_PATH_MAX + 16];
+	char corruptname[CONFIG_PATH_MAX + 16];
+};
+
+/* Opens and checks the directory, then the lock file, and takes the lock,
+ * waiting at most timeout_ms. Returns 0, or -1 after logging why. */
+int statefile_open_locked(struct statefile *sf, const char *path,
+			  unsigned int timeout_ms);
+
+/* Reads the job set. A missing file is an empty set. A damaged file is
+ * logged, kept as <state>.corrupt, and whatever valid job IDs it holds are
+ * returned. Returns 0, or -1 (logged) when the file is unsafe to use
+ * (symlink, hard link, not a regular file, wrong owner or mode) or cannot
+ * be read. */
+int statefile_load(struct statefile *sf, struct jobset *set);
+
+/* Atomically replaces the state. Returns 0, or -1 (logged) with the
+ * previous state left intact. */
+int statefile_store(struct statefile *sf, const struct jobset *set);
+
+/* Releases the lock and closes everything. Safe on a failed open. */
+void statefile_close(struct statefile *sf);
+
+/* Lock-free check whether job is in the state at path: 1 yes, 0 no (or no
+ * usable state). Only ever a hint for taking the locked path. */
+int statefile_peek(const char *path, uint32_t job);
+
+#endif

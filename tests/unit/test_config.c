@@ -1,0 +1,134 @@
+/* Plugstack arguments: every accepted form and every rejection, with the
+ * message an admin will see. Table-driven: one row per argument list. */
+#include <string.h>
+
+#include "config.h"
+#include "tap.h"
+
+struct row {
+	const char *args[4];
+	const char *expect; /* NULL: accepted; else a substring of the error */
+};
+
+static char huge[2048];
+
+static const struct row rows[] = {
+	{ { NULL }, NULL },
+	{ { "mode=opt-in" }, NULL },
+	{ { "mode=always" }, NULL },
+	{ { "unit=ebpf_exporter" }, NULL },
+	{ { "unit=ebpf_exporter.service" }, NULL },
+	{ { "unit=ebpf-exporter@gpu.service" }, NULL },
+	{ { "unit=a\\x2db.service" }, NULL },
+	{ { "state=/run/spank_ebpf/state" }, NULL },
+	{ { "systemctl=/bin/systemctl" }, NULL },
+	{ { "timeout=1", "lock_timeout=600" }, NULL },
+	{ { "mode=always", "unit=x.service", "state=/run/x", "systemctl=/usr/bin/systemctl" }, NULL },
+	{ { "mode=sometimes" }, "\"mode=sometimes\": mode must be \"opt-in\" or \"always\"" },
+	{ { "mode=" }, "\"mode=\": empty value for mode" },
+	{ { "mode" }, "\"mode\": expected mode=VALUE" },
+	{ { "Mode=always" }, "\"Mode=always\": unknown key" },
+	{ { "modes=always" }, "unknown key" },
+	{ { "debug" }, "\"debug\": unknown key" },
+	{ { "=x" }, "\"=x\": unknown key" },
+	{ { "" }, "\"\": unknown key" },
+	{ { "mode=always", "mode=opt-in" }, "\"mode=opt-in\": mode given more than once" },
+	{ { "unit=-H" }, "\"unit=-H\": unit name must not start with \"-\"" },
+	{ { "unit=--host=evil" }, "must not start with \"-\"" },
+	{ { "unit=.service" }, "must not start with \".\"" },
+	{ { "unit=a/b.service" }, "may only contain ASCII letters" },
+	{ { "unit=a b" }, "may only contain ASCII letters" },
+	{ { "unit=a;reboot" }, "may only contain ASCII letters" },
+	{ { "unit=\xc3\xa9t\xc3\xa9.service" }, "may only contain ASCII letters" },
+	{ { "unit=a..service" }, "must not contain \"..\"" },
+	{ { "unit=ebpf_exporter.socket" }, "unit must be a service" },
+	{ { "unit=ebpf_exporter.target" }, "unit must be a service" },
+	{ { "unit=tmpl@.service" }, "misplaced \"@\"" },
+	{ { "unit=@x.service" }, "misplaced \"@\"" },
+	{ { "unit=a@b@c.service" }, "misplaced \"@\"" },
+	{ { "unit=" }, "empty value for unit" },
+	{ { "state=run/x" }, "\"state=run/x\": state must be an absolute path" },
+	{ { "state=./x" }, "state must be an absolute path" },
+	{ { "state=/run/" }, "state must name a file" },
+	{ { "state=/" }, "state must name a file" },
+	{ { "state=/run//x" }, "must not contain \"//\"" },
+	{ { "state=/run/../etc/passwd" }, "must not contain \"..\" components" },
+	{ { "state=/run/./x" }, "must not contain \".\" components" },
+	{ { "state=/run/x/.." }, "must not contain \"..\" components" },
+	{ { "state=/run/\xe2\x82\xac" }, "printable ASCII" },
+	{ { "state=/run/a\tb" }, "printable ASCII" },
+	{ { "systemctl=systemctl" }, "\"systemctl=systemctl\": systemctl must be an absolute path" },
+	{ { "systemctl=../bin/systemctl" }, "systemctl must be an absolute path" },
+	{ { "systemctl=" }, "empty value for systemctl" },
+	{ { "timeout=0" }, "timeout must be a whole number of seconds from 1 to 600" },
+	{ { "timeout=601" }, "timeout must be a whole number" },
+	{ { "timeout=-1" }, "timeout must be a whole number" },
+	{ { "timeout=1.5" }, "timeout must be a whole number" },
+	{ { "timeout=10s" }, "timeout must be a whole number" },
+	{ { "timeout=99999999999999999999" }, "timeout must be a whole number" },
+	{ { "timeout= 5" }, "timeout must be a whole number" },
+	{ { "lock_timeout=0" }, "lock_timeout must be a whole number" },
+	{ { "lock_timeout=abc" }, "lock_timeout must be a whole number" },
+	{ { "timeout=5", "timeout=5" }, "timeout given more than once" },
+	{ { "mode=always", "bogus=1" }, "\"bogus=1\": unknown key" },
+};
+
+int main(void)
+{
+	size_t i;
+	struct config cfg;
+	char err[512];
+	char *argv[4];
+
+	/* Defaults. */
+	ok(config_parse(&cfg, 0, NULL, err, sizeof(err)) == 0, "no arguments accepted");
+	ok(cfg.mode == MODE_OPT_IN, "default mode is opt-in");
+	ok(!strcmp(cfg.unit, "ebpf_exporter.service"), "default unit");
+	ok(!strcmp(cfg.state, "/run/ebpf_exporter.refcount"), "default state");
+	ok(cfg.systemctl[0] == '/', "default systemctl is absolute: %s", cfg.systemctl);
+	ok(cfg.timeout == 10 && cfg.lock_timeout == 30, "default timeouts 10 s / 30 s");
+
+	/* Values land where they should. */
+	argv[0] = "unit=foo";
+	argv[1] = "mode=always";
+	argv[2] = "timeout=7";
+	ok(config_parse(&cfg, 3, argv, err, sizeof(err)) == 0 &&
+	   !strcmp(cfg.unit, "foo.service") && cfg.mode == MODE_ALWAYS &&
+	   cfg.timeout == 7, "unit without suffix gets .service; mode and timeout set");
+	argv[0] = "mode=always";
+	argv[1] = "timeout=0";
+	ok(config_parse(&cfg, 2, argv, err, sizeof(err)) < 0 && cfg.mode == MODE_OPT_IN,
+	   "a rejected line leaves the defaults, not half of it");
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int argc = 0, rc;
+		char shown[160] = "";
+
+		while (argc < 4 && rows[i].args[argc]) {
+			argv[argc] = (char *)rows[i].args[argc];
+			strncat(shown, argv[argc], sizeof(shown) - strlen(shown) - 2);
+			strcat(shown, " ");
+			argc++;
+		}
+		rc = config_parse(&cfg, argc, argv, err, sizeof(err));
+		if (!rows[i].expect)
+			ok(rc == 0, "accepted: %s%s%s", shown, rc ? "-> " : "", rc ? err : "");
+		else
+			ok(rc < 0 && strstr(err, rows[i].expect),
+			   "rejected: %s-> %s", shown, err);
+	}
+
+	/* Huge values are refused without echoing them whole. */
+	memset(huge, 'a', sizeof(huge) - 1);
+	memcpy(huge, "state=/", 7);
+	argv[0] = huge;
+	ok(config_parse(&cfg, 1, argv, err, sizeof(err)) < 0 &&
+	   strstr(err, "longer than") && strlen(err) < 200, "huge state= refused: %s", err);
+	memcpy(huge, "unit=aa", 7);
+	ok(config_parse(&cfg, 1, argv, err, sizeof(err)) < 0 &&
+	   strstr(err, "unit name is longer"), "huge unit= refused: %s", err);
+	memcpy(huge, "aaaaaaa", 7);
+	ok(config_parse(&cfg, 1, argv, err, sizeof(err)) < 0 &&
+	   strstr(err, "unknown key") && strlen(err) < 300, "huge unknown key refused");
+	return tap_done();
+}

@@ -1,0 +1,168 @@
+/* The core logic against the recording systemctl double: transitions,
+ * idempotence, epilog without prolog, requeue, failing and hanging
+ * systemctl. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hold.h"
+#include "tap.h"
+#include "testutil.h"
+
+static struct config cfg;
+static char dir[128];
+
+static int count_lines(const char *s, const char *needle)
+{
+	int n = 0;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+static char *state_text(void)
+{
+	char *s = tu_slurp(cfg.state);
+
+	return s ? s : strdup("(missing)");
+}
+
+static int update(uint32_t job, enum hold_op op)
+{
+	int ev = 0;
+
+	if (hold_update(&cfg, job, op, &ev) < 0)
+		return -1;
+	return ev;
+}
+
+static void fresh(const char *behaviour)
+{
+	char p[600];
+
+	unlink(cfg.state);
+	snprintf(p, sizeof(p), "%s/bin/calls.log", dir);
+	unlink(p);
+	tu_double_set(dir, behaviour);
+	tu_clear_logs();
+}
+
+int main(void)
+{
+	char *log, *s;
+	int ev;
+	struct timespec a, b;
+
+	tu_capture_logs();
+	snprintf(dir, sizeof(dir), "%s", tu_scratch());
+	tu_double(&cfg, dir, "ok");
+
+	/* Two overlapping jobs: 0 -> 1 -> 2 -> 1 -> 0, one start, one stop. */
+	ev = update(101, HOLD_ACQUIRE);
+	ok(ev == (HOLD_CHANGED | HOLD_STARTED), "first prolog starts the unit");
+	s = state_text();
+	ok(!strcmp(s, "1\n101\n"), "state shows 1");
+	free(s);
+	ok(tu_logged("info: spank_ebpf: refcount now 1") &&
+	   tu_logged("info: spank_ebpf: starting ebpf_exporter\n"),
+	   "logs \"refcount now 1\" and \"starting ebpf_exporter\"");
+	ok(update(102, HOLD_ACQUIRE) == HOLD_CHANGED, "second prolog joins, no call");
+	s = state_text();
+	ok(!strcmp(s, "2\n101\n102\n"), "state shows 2");
+	free(s);
+	ok(update(101, HOLD_RELEASE) == HOLD_CHANGED, "first epilog leaves, no call");
+	s = state_text();
+	ok(!strcmp(s, "1\n102\n"), "state back to 1");
+	free(s);
+	tu_clear_logs();
+	ok(update(102, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "last epilog stops");
+	ok(tu_logged("refcount now 0") && tu_logged("stopping ebpf_exporter\n"),
+	   "logs \"refcount now 0\" and \"stopping ebpf_exporter\"");
+	s = state_text();
+	ok(!strcmp(s, "0\n"), "state empty");
+	free(s);
+	log = tu_double_log(dir);
+	ok(!strcmp(log,
+		   "start ebpf_exporter.service count=1 locked=yes\n"
+		   "stop ebpf_exporter.service count=0 locked=yes\n"),
+	   "double saw exactly: start (count 1, under lock), stop (count 0, under lock)");
+	free(log);
+
+	/* Epilog without prolog never touches another job's hold. */
+	fresh("ok");
+	update(201, HOLD_ACQUIRE);
+	ok(update(999, HOLD_RELEASE) == 0, "epilog of a job that never ran its prolog: no-op");
+	ok(tu_logged("job 999 holds no reference"), "... and says so");
+	s = state_text();
+	ok(!strcmp(s, "1\n201\n"), "the running job keeps its hold");
+	free(s);
+
+	/* Repeated prolog / epilog, and requeue (same ID again). */
+	ok(update(201, HOLD_ACQUIRE) == 0 && tu_logged("job 201 already holds"),
+	   "repeated prolog: no change");
+	ok(update(201, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "epilog stops");
+	ok(update(201, HOLD_RELEASE) == 0, "repeated epilog: no change, no second stop");
+	ok(update(201, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED), "requeued job: prolog again starts");
+	ok(update(201, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "requeued job: epilog stops");
+	log = tu_double_log(dir);
+	ok(count_lines(log, "start ") == 2 && count_lines(log, "stop ") == 2,
+	   "two starts, two stops in all");
+	free(log);
+
+	/* A failing systemctl: logged with the cause, the state still moves. */
+	fresh("fail");
+	tu_clear_logs();
+	ev = update(301, HOLD_ACQUIRE);
+	ok(ev == (HOLD_CHANGED | HOLD_STARTED | HOLD_UNIT_FAILED),
+	   "failed start reported, hold recorded");
+	ok(tu_logged("error: spank_ebpf: failed to start ebpf_exporter.service:") &&
+	   tu_logged("exited with status 1"), "error names the unit and the exit status");
+	ok(tu_logged("systemctl: Job for ebpf_exporter.service failed"),
+	   "systemctl's own message is in the log");
+	ev = update(301, HOLD_RELEASE);
+	ok(ev == (HOLD_CHANGED | HOLD_STOPPED | HOLD_UNIT_FAILED), "failed stop reported");
+
+	/* A hanging systemctl: killed at timeout=, the hook goes on. */
+	fresh("hang");
+	cfg.timeout = 1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ev = update(401, HOLD_ACQUIRE);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ok(ev == (HOLD_CHANGED | HOLD_STARTED | HOLD_UNIT_FAILED), "hanging start reported");
+	ok(tu_logged("timed out after 1 s and was killed"), "error says it timed out");
+	ok(b.tv_sec - a.tv_sec < 3, "returned within the bound");
+	cfg.timeout = 2;
+
+	/* systemctl missing. */
+	fresh("ok");
+	snprintf(cfg.systemctl, sizeof(cfg.systemctl), "%s/bin/no-such-systemctl", dir);
+	ok(update(501, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_UNIT_FAILED) &&
+	   tu_logged("could not be executed: No such file or directory"),
+	   "missing systemctl: clear error");
+	snprintf(cfg.systemctl, sizeof(cfg.systemctl), "%s/bin/systemctl", dir);
+
+	/* A state that cannot be used: nothing called, error, hook goes on. */
+	fresh("ok");
+	if (symlink("/etc/hostname", cfg.state) == 0) {
+		ok(update(601, HOLD_ACQUIRE) < 0, "unusable state: update refused");
+		log = tu_double_log(dir);
+		ok(!strcmp(log, ""), "... and systemctl not called");
+		free(log);
+		unlink(cfg.state);
+	}
+
+	/* A damaged file is salvaged, then used. */
+	fresh("ok");
+	tu_write(cfg.state, "7\n55\nbogus\n", 11);
+	ok(update(56, HOLD_ACQUIRE) == HOLD_CHANGED, "damaged state with a live job: join, no start");
+	s = state_text();
+	ok(!strcmp(s, "2\n55\n56\n"), "salvaged job kept, file rewritten clean");
+	free(s);
+	return tap_done();
+}

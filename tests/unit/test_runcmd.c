@@ -1,0 +1,98 @@
+/* Running a program safely: exit status, output capture, timeouts, no
+ * leaked descriptors, a clean environment, stdin from /dev/null. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runcmd.h"
+#include "tap.h"
+
+static double elapsed(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static int run_sh(const char *script, unsigned int ms, struct runcmd_result *res)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+
+	return runcmd(argv, ms, res);
+}
+
+int main(void)
+{
+	static struct runcmd_result res;
+	struct timespec t;
+	char why[200];
+	int leak, rc;
+
+	ok(run_sh("exit 0", 2000, &res) == 0 && res.exited && res.exit_status == 0,
+	   "exit 0 is success");
+	ok(run_sh("echo oops >&2; exit 5", 2000, &res) < 0 && res.exit_status == 5 &&
+	   !strcmp(res.output, "oops\n"), "exit 5 is failure; stderr captured");
+	runcmd_describe(&res, 2000, why, sizeof(why));
+	ok(!strcmp(why, "exited with status 5"), "described: %s", why);
+
+	ok(run_sh("kill -SEGV $$", 2000, &res) < 0 && res.signaled && res.term_signal == SIGSEGV,
+	   "crash reported as a signal");
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	rc = run_sh("sleep 30 & sleep 30; echo never", 1000, &res);
+	ok(rc < 0 && res.timed_out, "hang: timed out");
+	ok(elapsed(&t) < 2.0, "... killed after about 1 s (%.2f s)", elapsed(&t));
+	runcmd_describe(&res, 1000, why, sizeof(why));
+	ok(!strcmp(why, "timed out after 1 s and was killed"), "described: %s", why);
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	rc = run_sh("head -c 8388608 /dev/zero", 5000, &res);
+	ok(rc == 0 && res.truncated && res.output_len == RUNCMD_OUTPUT_MAX,
+	   "8 MiB of output: drained, %d bytes kept, success", RUNCMD_OUTPUT_MAX);
+
+	{
+		char *argv[] = { "/nonexistent/systemctl", "start", NULL };
+
+		ok(runcmd(argv, 1000, &res) < 0 && res.exec_errno == ENOENT,
+		   "missing program: ENOENT reported");
+		runcmd_describe(&res, 1000, why, sizeof(why));
+		ok(strstr(why, "could not be executed: No such file"), "described: %s", why);
+	}
+
+	/* Descriptors: open one without CLOEXEC; the child must not see it. */
+	leak = open("/dev/null", O_RDONLY);
+	ok(run_sh("ls /proc/self/fd | tr '\\n' ' '", 2000, &res) == 0 &&
+	   !strcmp(res.output, "0 1 2 3 "), "child has only 0-2 (and ls's own dir fd): %s",
+	   res.output);
+	close(leak);
+
+	ok(run_sh("readlink /proc/self/fd/0", 2000, &res) == 0 &&
+	   !strcmp(res.output, "/dev/null\n"), "stdin is /dev/null");
+
+	setenv("LD_PRELOAD", "/evil.so", 1);
+	setenv("SLURM_JOB_ID", "42", 1);
+	ok(run_sh("env | sort | tr '\\n' ' '", 2000, &res) == 0 &&
+	   !strstr(res.output, "LD_PRELOAD") && !strstr(res.output, "SLURM_") &&
+	   strstr(res.output, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"),
+	   "environment is fixed and minimal: %s", res.output);
+
+	/* Its own process group, so a timeout takes its children too. */
+	ok(run_sh("ps -o pgid= -p $$ | tr -d ' '; echo $$", 2000, &res) == 0, "pgid probe ran");
+	{
+		int pgid = 0, pid = -1;
+
+		sscanf(res.output, "%d %d", &pgid, &pid);
+		ok(pgid == pid && pgid != getpgrp(), "child leads its own process group");
+	}
+
+	/* No zombie left behind. */
+	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child left to reap");
+	return tap_done();
+}

@@ -1,0 +1,230 @@
+/* The state file on disk: atomic replacement, the lock, and everything it
+ * refuses (symlinks, hard links, wrong owner or mode) or survives. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobset.h"
+#include "statefile.h"
+#include "tap.h"
+#include "testutil.h"
+
+static char dir[128], path[160];
+
+static int load(struct jobset *set)
+{
+	struct statefile sf;
+	int rc = statefile_open_locked(&sf, path, 2000);
+
+	if (rc == 0)
+		rc = statefile_load(&sf, set);
+	statefile_close(&sf);
+	return rc;
+}
+
+static int store_ids(const uint32_t *ids, size_t n)
+{
+	struct statefile sf;
+	struct jobset set;
+	size_t i;
+	int rc;
+
+	jobset_init(&set);
+	for (i = 0; i < n; i++)
+		jobset_add(&set, ids[i]);
+	rc = statefile_open_locked(&sf, path, 2000);
+	if (rc == 0)
+		rc = statefile_store(&sf, &set);
+	statefile_close(&sf);
+	jobset_free(&set);
+	return rc;
+}
+
+static void reset(void)
+{
+	char p[700];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s.corrupt", path);
+	unlink(p);
+	tu_clear_logs();
+}
+
+int main(void)
+{
+	static const uint32_t two[] = { 11, 12 };
+	struct jobset set;
+	char p[700], *text;
+	struct stat st;
+	int rc;
+
+	tu_capture_logs();
+	snprintf(dir, sizeof(dir), "%s", tu_scratch());
+	snprintf(path, sizeof(path), "%s/state", dir);
+	jobset_init(&set);
+
+	ok(load(&set) == 0 && set.n == 0, "missing state file is an empty set");
+	ok(store_ids(two, 2) == 0, "store two jobs");
+	text = tu_slurp(path);
+	ok(text && !strcmp(text, "2\n11\n12\n"), "file holds count then IDs");
+	free(text);
+	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644, "state file mode 0644");
+	ok(load(&set) == 0 && set.n == 2 && jobset_contains(&set, 12), "load what was stored");
+	ok(statefile_peek(path, 12) == 1 && statefile_peek(path, 13) == 0,
+	   "lock-free peek finds a held job and not another");
+	snprintf(p, sizeof(p), "%s.tmp", path);
+	ok(access(p, F_OK) < 0, "no temporary file left behind");
+
+	/* A stale .tmp from a killed writer is replaced, not followed. */
+	tu_write(p, "garbage", 7);
+	ok(store_ids(two, 1) == 0 && access(p, F_OK) < 0, "stale .tmp replaced");
+
+	/* Damaged file: salvaged, logged, kept aside. */
+	reset();
+	tu_write(path, "5\n42\nxyz\n", 9);
+	ok(load(&set) == 0 && set.n == 1 && jobset_contains(&set, 42),
+	   "damaged file: valid IDs salvaged");
+	ok(tu_logged("is damaged (count 5 disagrees") || tu_logged("is damaged (line 3"),
+	   "damage logged with its reason");
+	snprintf(p, sizeof(p), "%s.corrupt", path);
+	text = tu_slurp(p);
+	ok(text && !strcmp(text, "5\n42\nxyz\n"), "damaged file kept as .corrupt");
+	free(text);
+
+	/* Refusals: the file is never followed or trusted. */
+	reset();
+	ok(symlink("/etc/passwd", path) == 0 && load(&set) < 0 &&
+	   tu_logged("refusing state file") && tu_logged("symbolic link"),
+	   "symlink at the state path refused");
+	ok(store_ids(two, 2) == 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode),
+	   "a store replaces the symlink itself, never writes through it");
+	text = tu_slurp("/etc/passwd");
+	ok(text && strncmp(text, "2\n", 2), "/etc/passwd untouched");
+	free(text);
+
+	reset();
+	snprintf(p, sizeof(p), "%s/other", dir);
+	tu_write(p, "1\n5\n", 4);
+	ok(link(p, path) == 0 && load(&set) < 0 && tu_logged("hard links"),
+	   "hard-linked state file refused");
+	unlink(p);
+
+	reset();
+	tu_write(path, "1\n5\n", 4);
+	chmod(path, 0666);
+	ok(load(&set) < 0 && tu_logged("writable by group or others"),
+	   "world-writable state file refused");
+	chmod(path, 0644);
+
+	reset();
+	ok(mkfifo(path, 0644) == 0 && load(&set) < 0 && tu_logged("not a regular file"),
+	   "FIFO at the state path refused without blocking");
+
+	if (geteuid() == 0) {
+		reset();
+		tu_write(path, "1\n5\n", 4);
+		ok(chown(path, 65534, 65534) == 0 && load(&set) < 0 &&
+		   tu_logged("owned by uid 65534"), "state file owned by nobody refused");
+		unlink(path);
+	} else {
+		ok(1, "# SKIP ownership check needs root");
+	}
+
+	/* The directory itself. */
+	reset();
+	chmod(dir, 0777);
+	ok(load(&set) < 0 && tu_logged("refusing state directory") &&
+	   tu_logged("writable by group or others"), "world-writable directory refused");
+	chmod(dir, 0755);
+	snprintf(p, sizeof(p), "%s/link", dir);
+	if (symlink(dir, p) == 0) {
+		char via[800];
+		struct statefile sf;
+
+		snprintf(via, sizeof(via), "%s/state", p);
+		tu_clear_logs();
+		rc = statefile_open_locked(&sf, via, 1000);
+		statefile_close(&sf);
+		ok(rc < 0 && tu_logged("symbolic link"), "directory reached through a symlink refused");
+	}
+	{
+		struct statefile sf;
+		char missing[700];
+
+		snprintf(missing, sizeof(missing), "%s/nonexistent/state", dir);
+		tu_clear_logs();
+		rc = statefile_open_locked(&sf, missing, 1000);
+		statefile_close(&sf);
+		ok(rc < 0 && tu_logged("No such file or directory"), "missing directory: clear error");
+	}
+	snprintf(p, sizeof(p), "%s.lock", path);
+	unlink(p);
+	ok(symlink("/etc/shadow", p) == 0 && load(&set) < 0 && tu_logged("lock file") &&
+	   tu_logged("symbolic link"), "symlinked lock file refused");
+	unlink(p);
+
+	/* A lock held by a stuck process: bounded wait, clear error. */
+	reset();
+	{
+		int fd = open(p, O_RDWR | O_CREAT, 0600), pfd[2];
+		struct statefile sf;
+		struct timespec a, b;
+		pid_t pid;
+		char c;
+
+		if (pipe(pfd) < 0)
+			return 99;
+		pid = fork();
+		if (pid == 0) {
+			flock(fd, LOCK_EX);
+			if (write(pfd[1], "x", 1) < 0)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		close(fd);
+		if (read(pfd[0], &c, 1) != 1)
+			return 99;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		rc = statefile_open_locked(&sf, path, 1000);
+		statefile_close(&sf);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ok(rc < 0 && tu_logged("gave up waiting 1 s for the lock"),
+		   "lock held by a stuck process: gives up with a clear error");
+		ok(b.tv_sec - a.tv_sec < 3, "... within the bound (%.2f s)",
+		   (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		rc = statefile_open_locked(&sf, path, 1000);
+		statefile_close(&sf);
+		ok(rc == 0, "lock free again once its holder is dead");
+		close(pfd[0]);
+		close(pfd[1]);
+	}
+
+	/* Read-only directory: previous state intact, clear error. */
+	reset();
+	ok(store_ids(two, 2) == 0, "state with two jobs");
+	/* (Root writes through a 0555 directory; the fault tests use a
+	 * read-only mount instead.) */
+	if (geteuid() != 0) {
+		chmod(dir, 0555);
+		ok(store_ids(two, 1) < 0 && tu_logged("previous state kept"),
+		   "read-only directory: store fails cleanly");
+		chmod(dir, 0755);
+	}
+	text = tu_slurp(path);
+	ok(text && !strcmp(text, "2\n11\n12\n"), "previous state intact");
+	free(text);
+
+	jobset_free(&set);
+	return tap_done();
+}

@@ -1,0 +1,37 @@
+/* Helpers shared by the unit tests: scratch directories, a log capture,
+ * and the recording systemctl double. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+
+/* A fresh 0700 directory under $TMPDIR (or /var/tmp); removed by
+ * tu_cleanup(). */
+const char *tu_scratch(void);
+void tu_cleanup(void);
+
+/* Captures every log line in a buffer (and echoes them as TAP comments
+ * when TU_VERBOSE is set). */
+void tu_capture_logs(void);
+const char *tu_logs(void);
+void tu_clear_logs(void);
+bool tu_logged(const char *needle);
+
+/* Copies the systemctl double into dir/bin/systemctl, writes its config
+ * (state file to report, behaviour), and fills a config that uses it.
+ * behaviour: "ok", "fail", "hang" (sleeps forever), "slow" (sleeps 20 ms),
+ * "spew" (8 MiB of output, then success). */
+void tu_double(struct config *cfg, const char *dir, const char *behaviour);
+void tu_double_set(const char *dir, const char *behaviour);
+/* The double's call log: one line per call, "<verb> <unit> count=<n>
+ * locked=<yes|no>". Returns a malloc'd string. */
+char *tu_double_log(const char *dir);
+
+/* Whole file into a malloc'd NUL-terminated string (NULL if missing). */
+char *tu_slurp(const char *path);
+void tu_write(const char *path, const char *data, size_t len);
+
+#endif
