@@ -85,7 +85,8 @@ static void worker(const struct config *cfg, int w, int ops, int phases,
 
 int main(int argc, char **argv)
 {
-	int procs = argc > 1 ? atoi(argv[1]) : 32;
+	int procs = argc > 1 ? atoi(argv[1]) :
+		    getenv("TEST_STRESS_PROCS") ? atoi(getenv("TEST_STRESS_PROCS")) : 32;
 	int ops = argc > 2 ? atoi(argv[2]) : 6;
 	int phases = argc > 3 ? atoi(argv[3]) : 12;
 	long long t0;

@@ -3,7 +3,7 @@
  * jobs whose update completed (the one in flight may have either outcome),
  * and the next update must work at once: no torn file, no stuck lock.
  *
- * Usage: test_kill [trials] */
+ * Usage: test_kill [trials]   (default: $TEST_KILL_TRIALS, else 1000) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +55,8 @@ static void worker(const struct config *cfg, struct model *m, unsigned int seed)
 
 int main(int argc, char **argv)
 {
-	int trials = argc > 1 ? atoi(argv[1]) : 1000;
+	int trials = argc > 1 ? atoi(argv[1]) :
+		     getenv("TEST_KILL_TRIALS") ? atoi(getenv("TEST_KILL_TRIALS")) : 1000;
 	struct model *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
 			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int torn = 0, wrong = 0, stuck = 0, in_flight = 0, ops = 0, i, j;
