@@ -22,10 +22,19 @@ static int fail(char *err, size_t errlen, const char *arg, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	/* Quote at most 64 bytes of the argument: it may be huge or binary. */
-	if (err && errlen)
-		snprintf(err, errlen, "invalid plugstack argument \"%.64s%s\": %s",
-			 arg, strlen(arg) > 64 ? "..." : "", why);
+	/* Quote at most 64 bytes of the argument, non-printable bytes as '?':
+	 * it may be huge or binary, and it goes to a log. */
+	if (err && errlen) {
+		char shown[65];
+		size_t i;
+
+		for (i = 0; i < sizeof(shown) - 1 && arg[i]; i++)
+			shown[i] = ((unsigned char)arg[i] >= 0x20 &&
+				    (unsigned char)arg[i] < 0x7f) ? arg[i] : '?';
+		shown[i] = '\0';
+		snprintf(err, errlen, "invalid plugstack argument \"%s%s\": %s",
+			 shown, arg[i] ? "..." : "", why);
+	}
 	return -1;
 }
 
