@@ -1,4 +1,8 @@
 /* slurm_spank_init: runs in srun, sbatch/salloc, slurmstepd and slurmd. */
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -13,6 +17,21 @@ static struct spank_option ebpf_option = {
 	.val = 0,
 	.cb = NULL,
 };
+
+/* Job IDs must not outlive a reboot: on a persistent file system the
+ * state would keep the exporter running for jobs that died with the node.
+ * Checked once, at slurmd start. */
+static void warn_if_not_tmpfs(const char *state)
+{
+	char dir[CONFIG_PATH_MAX];
+	const char *slash = strrchr(state, '/');
+	struct statfs fs;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash == state ? 1 : (int)(slash - state), state);
+	if (statfs(dir, &fs) == 0 && fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC)
+		log_msg(LOG_ERROR, "state directory %s is not on tmpfs: after a reboot the state would still name dead jobs and keep the exporter running; use a directory under /run",
+			dir);
+}
 
 int ctx_init(spank_t sp, int argc, char **argv)
 {
@@ -44,6 +63,7 @@ int ctx_init(spank_t sp, int argc, char **argv)
 	log_msg(LOG_INFO, "version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us",
 		PACKAGE_VERSION, config_mode_name(cfg.mode), cfg.unit, cfg.state,
 		cfg.systemctl, cfg.timeout, cfg.lock_timeout);
+	warn_if_not_tmpfs(cfg.state);
 	if (access(cfg.systemctl, X_OK) < 0)
 		log_msg(LOG_ERROR, "%s is not an executable file: the exporter cannot be started (set systemctl=)",
 			cfg.systemctl);

@@ -290,11 +290,10 @@ int statefile_store(struct statefile *sf, const struct jobset *set)
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto fail;
+	/* No fsync(): the state lives on tmpfs and a reboot ends every job it
+	 * names. rename() alone makes the update atomic for any process crash. */
 	step = "write";
 	if (fchmod(fd, 0644) < 0 || write_all(fd, buf, len) < 0)
-		goto fail;
-	step = "sync";
-	if (fsync(fd) < 0)
 		goto fail;
 	step = "close";
 	err = close(fd);

@@ -1,7 +1,8 @@
 /* The node-local state file: opened without following symlinks, checked
  * for ownership and mode, locked with a bounded wait, replaced atomically
- * (write a temporary file, fsync, rename) so a process killed at any
- * instant leaves the old or the new state, never a torn one.
+ * (write a temporary file, rename it over the old one) so a process killed
+ * at any instant leaves the old or the new state, never a torn one. It is
+ * meant for tmpfs (/run): a reboot must forget the jobs it names.
  *
  * Files, all in the state file's directory:
  *   <state>          the job set (see jobset.h)

@@ -8,8 +8,8 @@
 
 #include "config.h"
 
-/* A fresh 0700 directory under $TMPDIR (or /var/tmp); removed by
- * tu_cleanup(). */
+/* A fresh 0755 directory under $TU_TMPDIR (else /dev/shm when writable, else
+ * /var/tmp); removed at exit. */
 const char *tu_scratch(void);
 void tu_cleanup(void);
 
