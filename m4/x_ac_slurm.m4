@@ -12,6 +12,10 @@ AC_DEFUN([X_AC_SLURM], [
   AS_IF([test -n "$with_slurm"], [SLURM_CPPFLAGS="-I$with_slurm/include"])
   AC_SUBST([SLURM_CPPFLAGS])
 
+  # An explicit prefix must hold the headers itself: no silent fallback to
+  # whatever Slurm the system include path has.
+  AS_IF([test -n "$with_slurm" && test ! -f "$with_slurm/include/slurm/spank.h"],
+    [AC_MSG_ERROR([slurm/spank.h not found in $with_slurm/include: install Slurm's development headers (slurm-devel on RPM systems, libslurm-dev on Debian/Ubuntu) or correct --with-slurm=PREFIX])])
   x_ac_slurm_save_CPPFLAGS=$CPPFLAGS
   CPPFLAGS="$SLURM_CPPFLAGS $CPPFLAGS"
   AC_CHECK_HEADER([slurm/spank.h], [],

@@ -1,0 +1,66 @@
+#!/bin/sh
+# configure against Slurm trees it is given: a clear error naming the
+# missing header, the version read from SLURM_VERSION_NUMBER (full and
+# major.minor), the plugin directory (given or detected) in the summary,
+# and a refusal of releases older than 22.05.
+. "${srcdir:-.}/tests/lib.sh"
+need_cmd cp grep tar
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A private copy of the source tree: configure runs in-tree there, so this
+# works whether or not $srcdir itself is configured.
+mkdir "$work/src"
+tar -C "$srcdir" --exclude=./.git --exclude=./_ci --exclude='*.o' --exclude='*.lo' \
+	--exclude=.libs -cf - . | tar -C "$work/src" -xf -
+(cd "$work/src" && rm -f config.status config.cache)
+
+fake_slurm() { # DIR VERSION_NUMBER
+	mkdir -p "$1/include/slurm"
+	for h in spank.h slurm_errno.h; do
+		if [ -f "/usr/include/slurm/$h" ]; then
+			cp "/usr/include/slurm/$h" "$1/include/slurm/"
+		else
+			echo "/* stand-in */" > "$1/include/slurm/$h"
+		fi
+	done
+	printf '#define SLURM_VERSION_NUMBER %s\n#define SLURM_VERSION_NUM(a,b,c) (((a) << 16) + ((b) << 8) + (c))\n' \
+		"$2" > "$1/include/slurm/slurm_version.h"
+}
+
+run_configure() { # LOG ARGS...
+	log=$1
+	shift
+	(cd "$work/src" && ./configure "$@") > "$log" 2>&1
+}
+
+run_configure "$work/none.log" --with-slurm="$work/nonexistent"
+rc=$?
+ok_if "missing headers: configure fails" test "$rc" -ne 0
+ok_if "... naming the header and the prefix" \
+	grep -q "slurm/spank.h not found in $work/nonexistent" "$work/none.log"
+ok_if "... and telling which package provides it" grep -q "libslurm-dev" "$work/none.log"
+
+fake_slurm "$work/s2411" 0x180b05
+run_configure "$work/2411.log" --with-slurm="$work/s2411" --with-slurm-plugindir=/opt/slurm/plugins
+ok_if "fake Slurm 24.11.5: configure succeeds" test $? -eq 0
+ok_if "... version in the summary (full and major.minor)" \
+	grep -q "Slurm version ........ 24.11.5 (plugin API 24.11)" "$work/2411.log"
+ok_if "... plugin directory as given" grep -q "plugin directory ..... /opt/slurm/plugins" "$work/2411.log"
+ok_if "... SLURM_MAJMIN substituted" grep -q "^SLURM_MAJMIN = 24.11$" "$work/src/Makefile"
+ok_if "... SLURM_VERSION substituted" grep -q "^SLURM_VERSION = 24.11.5$" "$work/src/Makefile"
+
+fake_slurm "$work/s2605" 0x1a0503
+run_configure "$work/2605.log" --with-slurm="$work/s2605" --with-systemctl=/opt/bin/systemctl --prefix=/usr/local
+ok_if 'fake Slurm 26.05.3 with no plugin tree: $libdir/slurm, shown expanded' \
+	grep -q "plugin directory ..... /usr/local/lib/slurm$" "$work/2605.log"
+ok_if "... version 26.05.3" grep -q "26.05.3 (plugin API 26.05)" "$work/2605.log"
+ok_if "... systemctl as given, compiled in" grep -q 'SYSTEMCTL_PATH=\\"/opt/bin/systemctl\\"' "$work/src/Makefile"
+
+run_configure "$work/rel.log" --with-slurm="$work/s2605" --with-systemctl=systemctl
+ok_if "relative --with-systemctl refused" grep -q "needs an absolute path" "$work/rel.log"
+
+fake_slurm "$work/s2108" 0x150800
+run_configure "$work/2108.log" --with-slurm="$work/s2108"
+ok_if "Slurm 21.08: refused as too old" grep -q "21.08.0 is too old: 22.05 or later" "$work/2108.log"
+done_testing
