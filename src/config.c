@@ -180,6 +180,7 @@ static void set_defaults(struct config *cfg)
 	snprintf(cfg->systemctl, sizeof(cfg->systemctl), "%s", SYSTEMCTL_PATH);
 	cfg->timeout = DEFAULT_TIMEOUT;
 	cfg->lock_timeout = DEFAULT_LOCK_TIMEOUT;
+	snprintf(cfg->cgroup_root, sizeof(cfg->cgroup_root), "/sys/fs/cgroup");
 }
 
 int config_parse(struct config *cfg, int argc, char *const argv[],

@@ -22,6 +22,9 @@ struct config {
 	char systemctl[CONFIG_PATH_MAX];
 	unsigned int timeout;      /* seconds */
 	unsigned int lock_timeout; /* seconds */
+	/* Where systemd's cgroup tree is mounted; not a plugstack argument,
+	 * tests point it elsewhere. */
+	char cgroup_root[64];
 };
 
 /* Fills *cfg with the defaults, then applies argv. On error returns -1,

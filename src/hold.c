@@ -1,6 +1,7 @@
 /* A job's hold on the exporter. See hold.h. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hold.h"
 #include "jobset.h"
@@ -55,6 +56,29 @@ static int unit_action(const struct config *cfg, const char *verb)
 	return -1;
 }
 
+/* 1 when systemd's cgroup tree is there but the unit has no cgroup in it
+ * (the service is not running), 0 when it runs or we cannot tell (no
+ * systemd, another layout, a unit in its own Slice=). */
+static int unit_is_dead(const struct config *cfg)
+{
+	static const char *const hierarchies[] = { "", "/unified", "/systemd" };
+	char path[CONFIG_PATH_MAX + CONFIG_UNIT_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(hierarchies) / sizeof(hierarchies[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s/system.slice/%s", cfg->cgroup_root,
+			 hierarchies[i], cfg->unit);
+		if (stat(path, &st) == 0)
+			return 0;
+		/* The slice exists but the unit's cgroup does not: dead. */
+		*strrchr(path, '/') = '\0';
+		if (stat(path, &st) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 		int *events)
 {
@@ -96,6 +120,12 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 	} else if (before > 0 && set.n == 0) {
 		ev |= HOLD_STOPPED;
 		if (unit_action(cfg, "stop") < 0)
+			ev |= HOLD_UNIT_FAILED;
+	} else if (op == HOLD_ACQUIRE && unit_is_dead(cfg)) {
+		log_msg(LOG_ERROR, "%s is not running although %zu other jobs hold it; starting it again",
+			cfg->unit, before);
+		ev |= HOLD_STARTED | HOLD_RESTARTED;
+		if (unit_action(cfg, "start") < 0)
 			ev |= HOLD_UNIT_FAILED;
 	}
 out:

@@ -4,7 +4,11 @@
  * release: remove the job; if the set became empty, stop the unit.
  * Both run entirely under the state lock, so a start and a stop never
  * cross. The state is committed before systemctl runs: it records what
- * should be, and the unit is brought in line with it. */
+ * should be, and the unit is brought in line with it.
+ *
+ * A job joining a busy set also makes sure the unit did not die under the
+ * jobs holding it: one stat() of the unit's cgroup, which systemd removes
+ * when a service stops; if it is gone, the unit is started again. */
 #ifndef SPANK_EBPF_HOLD_H
 #define SPANK_EBPF_HOLD_H
 
@@ -20,6 +24,7 @@ enum hold_event {
 	HOLD_STARTED = 2,      /* systemctl start was run */
 	HOLD_STOPPED = 4,      /* systemctl stop was run */
 	HOLD_UNIT_FAILED = 8,  /* ... and it failed or timed out */
+	HOLD_RESTARTED = 16,   /* started again: it had died under its jobs */
 };
 
 /* Returns 0 when the state was updated (or needed no update), -1 when it

@@ -157,6 +157,36 @@ int main(void)
 		unlink(cfg.state);
 	}
 
+	/* The unit died under its jobs: the next join notices and restarts
+	 * it; while it runs, joins call nothing. */
+	fresh("ok");
+	{
+		char slice[300], unitdir[400];
+
+		snprintf(slice, sizeof(slice), "%s/cgroup/system.slice", dir);
+		snprintf(unitdir, sizeof(unitdir), "%s/ebpf_exporter.service", slice);
+		mkdir(cfg.cgroup_root, 0755);
+		mkdir(slice, 0755);
+		ok(update(701, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED) &&
+		   access(unitdir, F_OK) == 0, "start creates the unit's cgroup (double)");
+		ok(update(702, HOLD_ACQUIRE) == HOLD_CHANGED, "join while it runs: no call");
+		rmdir(unitdir); /* the exporter crashed */
+		tu_clear_logs();
+		ok(update(703, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_RESTARTED),
+		   "join after the unit died: started again");
+		ok(tu_logged("ebpf_exporter.service is not running although 2 other jobs hold it; starting it again"),
+		   "... and says so");
+		ok(update(701, HOLD_RELEASE) == HOLD_CHANGED && update(702, HOLD_RELEASE) == HOLD_CHANGED,
+		   "leaves of a busy set: no call");
+		ok(update(703, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED) &&
+		   access(unitdir, F_OK) < 0, "last leave stops it");
+		log = tu_double_log(dir);
+		ok(count_lines(log, "start ") == 2 && count_lines(log, "stop ") == 1,
+		   "calls: start, start again, stop");
+		free(log);
+		rmdir(slice);
+	}
+
 	/* A damaged file is salvaged, then used. */
 	fresh("ok");
 	tu_write(cfg.state, "7\n55\nbogus\n", 11);

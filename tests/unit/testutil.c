@@ -154,6 +154,8 @@ void tu_double(struct config *cfg, const char *dir, const char *behaviour)
 	snprintf(cfg->state, sizeof(cfg->state), "%s/state", dir);
 	cfg->timeout = 2;
 	cfg->lock_timeout = 5;
+	/* A cgroup tree of our own: the host's systemd must not take part. */
+	snprintf(cfg->cgroup_root, sizeof(cfg->cgroup_root), "%s/cgroup", dir);
 	/* The double reports the state it sees when called. */
 	snprintf(path, sizeof(path), "%s/bin/statefile", dir);
 	tu_write(path, cfg->state, strlen(cfg->state));
