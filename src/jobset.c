@@ -144,7 +144,8 @@ int jobset_parse(struct jobset *set, const char *buf, size_t len,
 		if (line == 1) {
 			count = v;
 			if (v < 0 || v > JOBSET_MAX_IDS)
-				note(why, whylen, "line 1: \"%.20s\" is not a valid count", s);
+				note(why, whylen, "line 1: \"%.*s\" is not a valid count",
+				     (int)(l < 20 ? l : 20), s);
 			continue;
 		}
 		nlines++;
