@@ -1,0 +1,219 @@
+/* Faults around the state and around systemctl, as root: a full tmpfs, a
+ * read-only mount, and a systemctl that hangs with children, crashes,
+ * floods its output or is missing. Each must give a clear error, leave
+ * the previous state intact, and leave no process, zombie or descriptor
+ * behind. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hold.h"
+#include "tap.h"
+#include "testutil.h"
+
+static struct config cfg;
+static char dir[128], mnt[200];
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	while ((e = readdir(d)))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Live (non-zombie) processes that are our children (want == 'c') or
+ * members of process group pgid (want == 'g'). Zombies are left out: an
+ * orphan's zombie is init's to reap, and this sandbox's init may not. */
+static int live_procs(char want, int pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while ((e = readdir(d))) {
+		char path[300], buf[512], *p, state = 0;
+		int pid = atoi(e->d_name), pgrp = 0, ppid = 0;
+		FILE *f;
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+			sscanf(p + 2, "%c %d %d", &state, &ppid, &pgrp);
+		fclose(f);
+		if (state == 'Z' && want == 'g')
+			continue;
+		if ((want == 'c' && ppid == getpid()) || (want == 'g' && pgrp == pgid))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The double records its PID, which is also its process group. */
+static int group_alive(void)
+{
+	char path[300], *s;
+	int pgid;
+
+	snprintf(path, sizeof(path), "%s/bin/last.pid", dir);
+	s = tu_slurp(path);
+	pgid = s ? atoi(s) : 0;
+	free(s);
+	usleep(20000); /* SIGKILL delivery is asynchronous */
+	return pgid > 0 && live_procs('g', pgid) > 0;
+}
+
+static char *state_text(void)
+{
+	char *s = tu_slurp(cfg.state);
+
+	return s ? s : strdup("(missing)");
+}
+
+static double since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void systemctl_faults(void)
+{
+	static const struct {
+		const char *behaviour, *expect;
+	} faults[] = {
+		{ "hang", "timed out after 1 s and was killed" },
+		{ "crash", "was killed by signal 11" },
+		{ "spew", "starting ebpf_exporter" },
+		{ "fail", "exited with status 1" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+		int fds = open_fds(), ev = 0;
+		struct timespec t;
+
+		tu_double_set(dir, faults[i].behaviour);
+		tu_clear_logs();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		hold_update(&cfg, 100 + (uint32_t)i, HOLD_ACQUIRE, &ev);
+		ok(since(&t) < 3.0 && tu_logged(faults[i].expect),
+		   "systemctl %s: %.2f s, \"%s\"", faults[i].behaviour, since(&t), faults[i].expect);
+		ok(open_fds() == fds, "... no descriptor leaked (%d -> %d)", fds, open_fds());
+		ok(live_procs('c', 0) == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
+		   "... no child or zombie left");
+		ok(!group_alive(), "... nothing left of systemctl's own process group");
+		hold_update(&cfg, 100 + (uint32_t)i, HOLD_RELEASE, &ev);
+	}
+	/* "spew" succeeded: its 8 MiB were drained, 4 KiB kept. */
+	tu_double_set(dir, "spew");
+	tu_clear_logs();
+	hold_update(&cfg, 200, HOLD_ACQUIRE, NULL);
+	ok(strlen(tu_logs()) < 64 * 1024, "8 MiB of systemctl output: log stays small (%zu bytes)",
+	   strlen(tu_logs()));
+	hold_update(&cfg, 200, HOLD_RELEASE, NULL);
+
+	snprintf(cfg.systemctl, sizeof(cfg.systemctl), "/nonexistent/systemctl");
+	tu_clear_logs();
+	hold_update(&cfg, 300, HOLD_ACQUIRE, NULL);
+	ok(tu_logged("could not be executed: No such file or directory"),
+	   "systemctl missing: clear error");
+	ok(live_procs('c', 0) == 0 && !group_alive(), "... nothing left behind");
+	hold_update(&cfg, 300, HOLD_RELEASE, NULL);
+}
+
+static void filesystem_faults(void)
+{
+	char *before, *after, filler[300];
+	int fd, ev;
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	mkdir(mnt, 0755);
+	snprintf(cfg.state, sizeof(cfg.state), "%s/state", mnt);
+
+	/* A full tmpfs. */
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755") < 0) {
+		ok(0, "mount a 64 KiB tmpfs: %s", strerror(errno));
+		return;
+	}
+	hold_update(&cfg, 1, HOLD_ACQUIRE, &ev);
+	hold_update(&cfg, 2, HOLD_ACQUIRE, &ev);
+	before = state_text();
+	snprintf(filler, sizeof(filler), "%s/filler", mnt);
+	fd = open(filler, O_WRONLY | O_CREAT, 0600);
+	while (write(fd, filler, sizeof(filler)) > 0)
+		;
+	close(fd);
+	tu_clear_logs();
+	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) < 0 && !(ev & HOLD_STARTED),
+	   "full file system: update refused, nothing started");
+	ok(tu_logged("No space left on device") && tu_logged("previous state kept"),
+	   "... clear error: %s", strstr(tu_logs(), "cannot update") ? strstr(tu_logs(), "cannot update") : "");
+	after = state_text();
+	ok(!strcmp(before, after), "... previous state intact");
+	free(after);
+	unlink(filler);
+	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) == 0, "space back: the next update works");
+	free(before);
+
+	/* Read-only. */
+	before = state_text();
+	if (mount(NULL, mnt, NULL, MS_REMOUNT | MS_RDONLY, NULL) < 0) {
+		ok(0, "remount read-only: %s", strerror(errno));
+	} else {
+		tu_clear_logs();
+		ok(hold_update(&cfg, 4, HOLD_ACQUIRE, &ev) < 0 && tu_logged("Read-only file system"),
+		   "read-only file system: clear error");
+		after = state_text();
+		ok(!strcmp(before, after), "... previous state intact");
+		free(after);
+		mount(NULL, mnt, NULL, MS_REMOUNT, NULL);
+	}
+	free(before);
+	umount2(mnt, MNT_DETACH);
+
+	/* Missing directory (the mount point removed). */
+	rmdir(mnt);
+	tu_clear_logs();
+	ok(hold_update(&cfg, 5, HOLD_ACQUIRE, &ev) < 0 && tu_logged("cannot open state directory") &&
+	   tu_logged("No such file or directory"), "missing directory: clear error");
+}
+
+int main(void)
+{
+	if (geteuid() != 0) {
+		if (getenv("CI")) {
+			printf("Bail out! test_faults needs root in CI\n");
+			return 1;
+		}
+		printf("1..0 # SKIP needs root (mounts)\n");
+		return 0;
+	}
+	tu_capture_logs();
+	snprintf(dir, sizeof(dir), "%s", tu_scratch());
+	tu_double(&cfg, dir, "ok");
+	cfg.timeout = 1;
+	systemctl_faults();
+	tu_double(&cfg, dir, "ok");
+	filesystem_faults();
+	return tap_done();
+}
