@@ -3,8 +3,15 @@
  * jobs whose update completed (the one in flight may have either outcome),
  * and the next update must work at once: no torn file, no stuck lock.
  *
+ * A quarter of the kills land while the worker waits for a lock held by
+ * someone else, a quarter during updates that start or stop the unit
+ * (systemctl running), the rest during joins and leaves (read, write,
+ * rename).
+ *
  * Usage: test_kill [trials]   (default: $TEST_KILL_TRIALS, else 1000) */
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +85,8 @@ int main(int argc, char **argv)
 		     getenv("TEST_KILL_TRIALS") ? atoi(getenv("TEST_KILL_TRIALS")) : 1000;
 	struct model *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
 			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	int torn = 0, wrong = 0, stuck = 0, in_flight = 0, mid_op = 0, ops = 0, i, j;
+	int torn = 0, wrong = 0, stuck = 0, in_flight = 0, mid_op = 0, in_wait = 0, ops = 0, i, j;
+	char lockpath[300];
 	long long fast_us, slow_us;
 	unsigned int seed = (unsigned int)time(NULL);
 	struct config cfg;
@@ -87,6 +95,7 @@ int main(int argc, char **argv)
 
 	snprintf(dir, sizeof(dir), "%s", tu_scratch());
 	tu_double(&cfg, dir, "slow");
+	snprintf(lockpath, sizeof(lockpath), "%s.lock", cfg.state);
 	cfg.lock_timeout = 2;
 	memset(m, 0, sizeof(*m));
 	jobset_init(&set);
@@ -111,9 +120,16 @@ int main(int argc, char **argv)
 		struct timespec d = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
 		char *text;
 		pid_t pid;
-		int ev;
+		int ev, lfd;
 
 		hold_update(&cfg, ANCHOR, with_transitions ? HOLD_RELEASE : HOLD_ACQUIRE, NULL);
+		/* A quarter of the time someone else holds the lock from the
+		 * start: the kill lands while the worker waits for it. */
+		lfd = -1;
+		if (i % 4 == 1) {
+			lfd = open(lockpath, O_RDWR | O_CLOEXEC);
+			flock(lfd, LOCK_EX);
+		}
 		m->ready = 0;
 		pid = fork();
 		if (pid == 0)
@@ -122,6 +138,11 @@ int main(int argc, char **argv)
 			sched_yield();
 		nanosleep(&d, NULL);
 		kill(pid, SIGKILL);
+		if (lfd >= 0) {
+			if (!m->done)
+				in_wait++;
+			close(lfd);
+		}
 		waitpid(pid, NULL, 0);
 		if (m->pending_job)
 			mid_op++;
@@ -159,8 +180,8 @@ int main(int argc, char **argv)
 		    hold_update(&cfg, 9999, HOLD_RELEASE, &ev) < 0)
 			stuck++;
 	}
-	tap_diag("%d operations completed; %d kills landed inside an update, %d of them after its commit",
-		 ops, mid_op, in_flight);
+	tap_diag("%d operations completed; %d kills landed inside an update, %d of them after its commit, %d while waiting for the lock",
+		 ops, mid_op, in_flight, in_wait);
 	ok(torn == 0, "state parsed cleanly after all %d kills (%d damaged)", trials, torn);
 	ok(wrong == 0, "state held exactly the completed jobs after every kill (%d wrong)", wrong);
 	ok(stuck == 0, "the next update always went through (%d blocked)", stuck);
