@@ -36,14 +36,14 @@ int main(int argc, char **argv)
 {
 	const char *srcdir = getenv("srcdir") ? getenv("srcdir") : ".";
 	char corpus[4096], regress[4096];
-	char *dirs[] = { corpus, regress };
+	char *dirs[] = { argv[0], corpus, regress };
 	int i, files = 0;
 
 	/* Without arguments: this harness's seed corpus and regressions. */
 	if (argc < 2) {
 		snprintf(corpus, sizeof(corpus), "%s/tests/fuzz/corpus/%s", srcdir, FUZZ_NAME);
 		snprintf(regress, sizeof(regress), "%s/tests/fuzz/regress/%s", srcdir, FUZZ_NAME);
-		argv = dirs - 1;
+		argv = dirs;
 		argc = 3;
 	}
 	for (i = 1; i < argc; i++) {
