@@ -82,6 +82,17 @@ int main(void)
 	   "lock-free peek finds a held job and not another");
 	snprintf(p, sizeof(p), "%s.tmp", path);
 	ok(access(p, F_OK) < 0, "no temporary file left behind");
+	{
+		static uint32_t many[1000];
+		size_t k;
+
+		for (k = 0; k < 1000; k++)
+			many[k] = 100000 + (uint32_t)k;
+		store_ids(many, 1000);
+		ok(statefile_peek(path, 5) == 1,
+		   "peek at a state larger than one read: a hint to take the locked path");
+		store_ids(two, 2);
+	}
 
 	/* A stale .tmp from a killed writer is replaced, not followed. */
 	tu_write(p, "garbage", 7);
