@@ -160,8 +160,13 @@ static void filesystem_faults(void)
 	before = state_text();
 	snprintf(filler, sizeof(filler), "%s/filler", mnt);
 	fd = open(filler, O_WRONLY | O_CREAT, 0600);
-	while (write(fd, filler, sizeof(filler)) > 0)
-		;
+	{
+		static char block[4096];
+
+		memset(block, 'x', sizeof(block));
+		while (write(fd, block, sizeof(block)) > 0)
+			;
+	}
 	close(fd);
 	tu_clear_logs();
 	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) < 0 && !(ev & HOLD_STARTED),
@@ -177,7 +182,7 @@ static void filesystem_faults(void)
 
 	/* Read-only. */
 	before = state_text();
-	if (mount(NULL, mnt, NULL, MS_REMOUNT | MS_RDONLY, NULL) < 0) {
+	if (mount("tmpfs", mnt, "tmpfs", MS_REMOUNT | MS_RDONLY, "size=64k,mode=0755") < 0) {
 		ok(0, "remount read-only: %s", strerror(errno));
 	} else {
 		tu_clear_logs();
@@ -186,7 +191,7 @@ static void filesystem_faults(void)
 		after = state_text();
 		ok(!strcmp(before, after), "... previous state intact");
 		free(after);
-		mount(NULL, mnt, NULL, MS_REMOUNT, NULL);
+		mount("tmpfs", mnt, "tmpfs", MS_REMOUNT, "size=64k,mode=0755");
 	}
 	free(before);
 	umount2(mnt, MNT_DETACH);
