@@ -1,0 +1,242 @@
+/* Loads the built spank_ebpf.so the way slurmstepd does (dlopen, then the
+ * job prolog/epilog symbols) with a minimal stand-in for the SPANK API, and
+ * times the hooks in a loop.
+ *
+ *   hook_bench SO noopt  ITER ARGS...   job without --ebpf, opt-in mode
+ *   hook_bench SO join   ITER ARGS...   opted-in job joining/leaving a busy set
+ *   hook_bench SO cycle  ITER ARGS...   idle -> busy -> idle (systemctl= a no-op)
+ *   hook_bench SO contention PROCS PAIRS ARGS...
+ *
+ * SO may be "shell:DIR" to time the shell alternative instead
+ * (DIR/shell-prolog.sh and DIR/shell-epilog.sh, run per call with fork +
+ * exec as Slurm runs Prolog=/Epilog= scripts).
+ *
+ * ARGS are the plugstack arguments (state=..., systemctl=...). Prints one
+ * line of figures per run. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+#define OPTION_VAR "SPANK__SLURM_SPANK_OPTION_spank_ebpf_ebpf"
+
+static uint32_t current_job = 1;
+
+/* The SPANK API as seen from a job prolog/epilog. */
+spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
+{
+	(void)sp;
+	(void)opt;
+	return ESPANK_SUCCESS;
+}
+
+spank_context_t spank_context(void)
+{
+	return S_CTX_JOB_SCRIPT;
+}
+
+spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
+{
+	va_list ap;
+
+	(void)sp;
+	if (item != S_JOB_ID)
+		return ESPANK_BAD_ARG;
+	va_start(ap, item);
+	*va_arg(ap, uint32_t *) = current_job;
+	va_end(ap);
+	return ESPANK_SUCCESS;
+}
+
+const char *spank_strerror(spank_err_t err)
+{
+	(void)err;
+	return "error";
+}
+
+static int verbose_log;
+#define SINK(name)                                      \
+	void name(const char *fmt, ...)                 \
+	{                                               \
+		va_list ap;                             \
+		if (!verbose_log)                       \
+			return;                         \
+		va_start(ap, fmt);                      \
+		vfprintf(stderr, fmt, ap);              \
+		fputc('\n', stderr);                    \
+		va_end(ap);                             \
+	}
+SINK(slurm_info)
+SINK(slurm_error)
+SINK(slurm_verbose)
+SINK(slurm_debug)
+
+typedef int (*hook_fn)(spank_t, int, char **);
+static hook_fn prolog, epilog;
+
+static char script_dir[512];
+
+/* The shell alternative: one fork + exec per hook, like slurmd's. */
+static int run_script(const char *name, int argc, char **argv)
+{
+	char path[600], job[16];
+	pid_t pid;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", script_dir, name);
+	snprintf(job, sizeof(job), "%u", current_job);
+	pid = fork();
+	if (pid == 0) {
+		setenv("SLURM_JOB_ID", job, 1);
+		for (i = 0; i < argc; i++) {
+			if (!strncmp(argv[i], "state=", 6))
+				setenv("BENCH_STATE", argv[i] + 6, 1);
+			else if (!strncmp(argv[i], "systemctl=", 10))
+				setenv("BENCH_SYSTEMCTL", argv[i] + 10, 1);
+		}
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+static int script_prolog(spank_t sp, int argc, char **argv)
+{
+	(void)sp;
+	return run_script("shell-prolog.sh", argc, argv);
+}
+
+static int script_epilog(spank_t sp, int argc, char **argv)
+{
+	(void)sp;
+	return run_script("shell-epilog.sh", argc, argv);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void call(hook_fn fn, uint32_t job, int argc, char **argv)
+{
+	current_job = job;
+	fn(NULL, argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	void *so;
+	const char *mode;
+	long iter, i;
+	long long t0, tp = 0, te = 0;
+	int pargc;
+	char **pargv;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s SO MODE ITER [ARGS...]\n", argv[0]);
+		return 2;
+	}
+	verbose_log = getenv("BENCH_VERBOSE") != NULL;
+	if (!strncmp(argv[1], "shell:", 6)) {
+		snprintf(script_dir, sizeof(script_dir), "%s", argv[1] + 6);
+		prolog = script_prolog;
+		epilog = script_epilog;
+	} else {
+		so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+		if (!so) {
+			fprintf(stderr, "dlopen: %s\n", dlerror());
+			return 1;
+		}
+		prolog = (hook_fn)dlsym(so, "slurm_spank_job_prolog");
+		epilog = (hook_fn)dlsym(so, "slurm_spank_job_epilog");
+	}
+	mode = argv[2];
+	iter = atol(argv[3]);
+
+	if (!strcmp(mode, "contention")) {
+		int procs = atoi(argv[3]), pairs = atoi(argv[4]), p;
+		long long *lat = mmap(NULL, sizeof(long long) * 2 * (size_t)procs * (size_t)pairs,
+				      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		size_t n = (size_t)procs * (size_t)pairs;
+		long long wall;
+
+		pargc = argc - 5;
+		pargv = argv + 5;
+		setenv(OPTION_VAR, "", 1);
+		call(prolog, 1, pargc, pargv); /* the anchor: the set stays busy */
+		wall = now_ns();
+		for (p = 0; p < procs; p++) {
+			if (fork() == 0) {
+				uint32_t job = 1000 + (uint32_t)p;
+
+				for (i = 0; i < pairs; i++) {
+					size_t k = (size_t)p * (size_t)pairs + (size_t)i;
+
+					t0 = now_ns();
+					call(prolog, job, pargc, pargv);
+					lat[k] = now_ns() - t0;
+					t0 = now_ns();
+					call(epilog, job, pargc, pargv);
+					lat[n + k] = now_ns() - t0;
+				}
+				_exit(0);
+			}
+		}
+		while (wait(NULL) > 0)
+			;
+		wall = now_ns() - wall;
+		call(epilog, 1, pargc, pargv);
+		qsort(lat, n, sizeof(*lat), cmp_ll);
+		qsort(lat + n, n, sizeof(*lat), cmp_ll);
+		printf("contention procs=%d hooks_per_s=%.0f prolog_p50_us=%.1f prolog_p99_us=%.1f epilog_p50_us=%.1f epilog_p99_us=%.1f\n",
+		       procs, 2.0 * (double)n / ((double)wall / 1e9),
+		       lat[n / 2] / 1e3, lat[n * 99 / 100] / 1e3,
+		       lat[n + n / 2] / 1e3, lat[n + n * 99 / 100] / 1e3);
+		return 0;
+	}
+
+	pargc = argc - 4;
+	pargv = argv + 4;
+	if (!strcmp(mode, "noopt")) {
+		unsetenv(OPTION_VAR);
+	} else {
+		setenv(OPTION_VAR, "", 1);
+		if (!strcmp(mode, "join"))
+			call(prolog, 1, pargc, pargv); /* the anchor */
+	}
+	for (i = 0; i < iter; i++) {
+		uint32_t job = 1000 + (uint32_t)(i % 1000);
+
+		t0 = now_ns();
+		call(prolog, job, pargc, pargv);
+		tp += now_ns() - t0;
+		t0 = now_ns();
+		call(epilog, job, pargc, pargv);
+		te += now_ns() - t0;
+	}
+	if (!strcmp(mode, "join"))
+		call(epilog, 1, pargc, pargv);
+	if (iter > 0)
+		printf("%s iter=%ld prolog_ns=%.0f epilog_ns=%.0f\n", mode, iter,
+		       (double)tp / (double)iter, (double)te / (double)iter);
+	return 0;
+}
