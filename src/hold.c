@@ -66,15 +66,15 @@ static int unit_is_dead(const struct config *cfg)
 	struct stat st;
 	size_t i;
 
+	/* The first hierarchy that has systemd's system.slice decides. */
 	for (i = 0; i < sizeof(hierarchies) / sizeof(hierarchies[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s/system.slice", cfg->cgroup_root,
+			 hierarchies[i]);
+		if (stat(path, &st) < 0)
+			continue;
 		snprintf(path, sizeof(path), "%s%s/system.slice/%s", cfg->cgroup_root,
 			 hierarchies[i], cfg->unit);
-		if (stat(path, &st) == 0)
-			return 0;
-		/* The slice exists but the unit's cgroup does not: dead. */
-		*strrchr(path, '/') = '\0';
-		if (stat(path, &st) == 0)
-			return 1;
+		return stat(path, &st) < 0;
 	}
 	return 0;
 }

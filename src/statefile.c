@@ -20,9 +20,13 @@
 static int check_owner_mode(const struct stat *st, const char *what,
 			    const char *path)
 {
-	if (st->st_uid != geteuid()) {
+	static uid_t euid = (uid_t)-1;
+
+	if (euid == (uid_t)-1)
+		euid = geteuid(); /* once per process: it does not change */
+	if (st->st_uid != euid) {
 		log_msg(LOG_ERROR, "refusing %s %s: owned by uid %u, not uid %u",
-			what, path, (unsigned)st->st_uid, (unsigned)geteuid());
+			what, path, (unsigned)st->st_uid, (unsigned)euid);
 		return -1;
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
@@ -33,7 +37,8 @@ static int check_owner_mode(const struct stat *st, const char *what,
 	return 0;
 }
 
-static int check_file(int fd, const char *what, const char *path)
+/* Checks an open file; *size (if not NULL) gets its size. */
+static int check_file(int fd, const char *what, const char *path, off_t *size)
 {
 	struct stat st;
 
@@ -50,6 +55,8 @@ static int check_file(int fd, const char *what, const char *path)
 			what, path, (unsigned long)st.st_nlink);
 		return -1;
 	}
+	if (size)
+		*size = st.st_size;
 	return check_owner_mode(&st, what, path);
 }
 
@@ -153,7 +160,7 @@ int statefile_open_locked(struct statefile *sf, const char *path,
 		refuse_open("lock file", lockpath(sf), errno);
 		return -1;
 	}
-	if (check_file(sf->lockfd, "lock file", lockpath(sf)) < 0)
+	if (check_file(sf->lockfd, "lock file", lockpath(sf), NULL) < 0)
 		return -1;
 	return lock_bounded(sf, timeout_ms);
 }
@@ -167,12 +174,25 @@ void statefile_close(struct statefile *sf)
 	sf->lockfd = sf->dirfd = -1;
 }
 
-/* Reads at most JOBSET_MAX_BYTES + 1 bytes: enough to tell "too large". */
-static char *read_all(int fd, char *small, size_t *len)
+/* Reads at most JOBSET_MAX_BYTES + 1 bytes: enough to tell "too large".
+ * A file known to fit in small (size from fstat, stable under the lock
+ * since writers only ever rename) takes one read. */
+static char *read_all(int fd, char *small, off_t size, size_t *len)
 {
 	size_t cap = SMALL_READ, off = 0;
 	char *buf = small;
 
+	if (size >= 0 && size < SMALL_READ) {
+		ssize_t n;
+
+		do
+			n = read(fd, small, SMALL_READ);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return NULL;
+		*len = (size_t)n;
+		return small;
+	}
 	for (;;) {
 		ssize_t n;
 
@@ -211,6 +231,7 @@ int statefile_load(struct statefile *sf, struct jobset *set)
 	char small[SMALL_READ], why[160];
 	char *buf;
 	size_t len = 0;
+	off_t size = -1;
 	int fd, rc;
 
 	jobset_free(set);
@@ -221,11 +242,11 @@ int statefile_load(struct statefile *sf, struct jobset *set)
 		refuse_open("state file", sf->path, errno);
 		return -1;
 	}
-	if (check_file(fd, "state file", sf->path) < 0) {
+	if (check_file(fd, "state file", sf->path, &size) < 0) {
 		close(fd);
 		return -1;
 	}
-	buf = read_all(fd, small, &len);
+	buf = read_all(fd, small, size, &len);
 	close(fd);
 	if (!buf) {
 		log_msg(LOG_ERROR, "cannot read state file %s: %s", sf->path, strerror(errno));
