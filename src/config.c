@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Plugin configuration: every plugstack argument is parsed and validated
  * here and nowhere else, so a bad line is reported once, by name. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Plugin configuration: the key=value arguments of the plugstack.conf line. */
 #ifndef SPANK_EBPF_CONFIG_H
 #define SPANK_EBPF_CONFIG_H

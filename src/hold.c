@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A job's hold on the exporter. See hold.h. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A job's hold on the exporter: the plugin's core logic, plain C.
  *
  * acquire: add the job to the state; if the set was empty, start the unit.

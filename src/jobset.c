@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The set of job IDs holding the exporter: a sorted array, and a strict
  * parser that salvages what it can from a damaged file. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The set of job IDs holding the exporter, and its text form:
  *
  *     <count>\n<jobid>\n<jobid>\n...

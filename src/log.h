@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Logging for the plugin core: one sink, replaced by the SPANK edge with
  * Slurm's logger and by tests with a capture buffer. */
 #ifndef SPANK_EBPF_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared by the SPANK edge files: one handler per SPANK context, called by
  * the dispatcher in spank_ebpf.c. Only these files include slurm/spank.h. */
 #ifndef SPANK_EBPF_PLUGIN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Running an external program with a hard time bound. fork() + execve()
  * rather than posix_spawn(): closing every inherited descriptor and
  * resetting signals portably (RHEL 8's glibc included) needs the child. */

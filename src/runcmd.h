@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Running an external program (systemctl) safely from a root prolog:
  * exec'd by absolute path with a fixed argv and environment, stdin from
  * /dev/null, no inherited descriptors, output captured, and killed (with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The SPANK entry points: the only symbols Slurm sees (spank_ebpf.map).
  * Every hook returns 0: a problem with the exporter is logged and must
  * never fail a job or drain a node. */

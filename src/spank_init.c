@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* slurm_spank_init: runs in srun, sbatch/salloc, slurmstepd and slurmd. */
 #include <linux/magic.h>
 #include <stdio.h>

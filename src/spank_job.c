@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* slurm_spank_job_prolog / _epilog: a fresh process per call, as root,
  * with a fresh dlopen of the plugin; no state survives between calls. */
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node-local state file. See statefile.h for the on-disk contract. */
 #include <errno.h>
 #include <fcntl.h>

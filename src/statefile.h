@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node-local state file: opened without following symlinks, checked
  * for ownership and mode, locked with a bounded wait, replaced atomically
  * (write a temporary file, rename it over the old one) so a process killed
