@@ -1,0 +1,153 @@
+# Shared by tests/packaging/*.sh, sourced after tests/lib.sh: paths of the
+# configured tree, comparisons that show what differed, and package builds
+# serialised under a lock (deb.sh and rpm.sh both run `make dist` in the
+# same build directory).
+
+top_builddir=${top_builddir:-$(pwd)}
+PKG_DIR=$top_builddir/_pkg
+
+# A variable of the configured top-level Makefile: mkvar SLURM_MAJMIN
+mkvar() {
+	sed -n "s/^$1 = //p" "$top_builddir/Makefile" | head -n 1
+}
+
+# A make variable of the configured tree, fully expanded: mkexpand slurmconfdir
+mkexpand() {
+	(
+		unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+		printf 'pkglib-print-var:\n\t@echo $(%s)\n' "$1" |
+			make -s --no-print-directory -C "$top_builddir" -f Makefile -f - pkglib-print-var
+	) 2>/dev/null
+}
+
+VERSION=$(mkvar PACKAGE_VERSION)
+SLURM_MAJMIN=$(mkvar SLURM_MAJMIN)
+# The first release Slurm's plugin check refuses: 22.05 -> 22.06~.
+SLURM_NEXT=$(echo "$SLURM_MAJMIN" | awk -F. '{ printf "%d.%02d~", $1, $2 + 1 }')
+
+_pk_show() {
+	printf '%s\n' "$1" | sed -e 's/^/#     /'
+}
+
+# pk_is DESC GOT WANT: exact comparison.
+pk_is() {
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $n - $1"
+		return 0
+	fi
+	echo "not ok $n - $1"
+	failed=$((failed + 1))
+	echo "#   got:"
+	_pk_show "$2"
+	echo "#   want:"
+	_pk_show "$3"
+	return 1
+}
+
+# pk_like DESC TEXT ERE / pk_unlike DESC TEXT ERE: grep -E over TEXT.
+pk_like() {
+	n=$((n + 1))
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		echo "ok $n - $1"
+		return 0
+	fi
+	echo "not ok $n - $1"
+	failed=$((failed + 1))
+	echo "#   no line matches: $3"
+	echo "#   in:"
+	_pk_show "$(printf '%s\n' "$2" | tail -n 30)"
+	return 1
+}
+
+pk_unlike() {
+	n=$((n + 1))
+	if ! printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		echo "ok $n - $1"
+		return 0
+	fi
+	echo "not ok $n - $1"
+	failed=$((failed + 1))
+	echo "#   unexpected lines matching: $3"
+	_pk_show "$(printf '%s\n' "$2" | grep -E -- "$3" | head -n 20)"
+	return 1
+}
+
+# pk_has DESC TEXT STRING: TEXT contains STRING (fixed string).
+pk_has() {
+	n=$((n + 1))
+	case $2 in
+	*"$3"*)
+		echo "ok $n - $1"
+		return 0
+		;;
+	esac
+	echo "not ok $n - $1"
+	failed=$((failed + 1))
+	echo "#   missing: $3"
+	echo "#   in:"
+	_pk_show "$(printf '%s\n' "$2" | tail -n 30)"
+	return 1
+}
+
+# pk_ok DESC CMD...: like ok_if, but shows the command's output on failure.
+pk_ok() {
+	local desc=$1 out
+	shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1); then
+		echo "ok $n - $desc"
+		return 0
+	fi
+	echo "not ok $n - $desc"
+	failed=$((failed + 1))
+	_pk_show "$(printf '%s\n' "$out" | tail -n 30)"
+	return 1
+}
+
+# The non-comment, non-blank lines of a plugstack file.
+active_lines() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$@" | grep -v '^[[:space:]]*$'
+}
+
+# pkg_make TARGET [VAR=VALUE...]: runs make in the top build directory,
+# outside the make that runs the tests, output in _pkg/TARGET.log.
+pkg_make() {
+	local target=$1
+	shift
+	mkdir -p "$PKG_DIR"
+	(
+		unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+		cd "$top_builddir" && make "$target" "$@"
+	) >"$PKG_DIR/$target.log" 2>&1
+}
+
+# with_pkg_lock CMD...: one package build at a time in this tree.
+with_pkg_lock() {
+	mkdir -p "$PKG_DIR"
+	(
+		flock -w 1800 8 || { echo "could not lock $PKG_DIR/lock" >&2; exit 1; }
+		"$@"
+	) 8>>"$PKG_DIR/lock"
+}
+
+# pkg_build deb|rpm [VAR=VALUE...]: `make deb` or `make rpm`, then removes
+# the release tarball if this build created it (so that distcheck's
+# distcleancheck finds nothing left behind). Fails with the log's tail.
+_pkg_build() {
+	local target=$1 tarball rc=0 had=
+	shift
+	tarball=$top_builddir/$(mkvar PACKAGE)-$VERSION.tar.xz
+	[ -e "$tarball" ] && had=yes
+	pkg_make "$target" "$@" || rc=$?
+	[ -n "$had" ] || rm -f "$tarball"
+	if [ "$rc" -ne 0 ]; then
+		diag "make $target failed; the end of $PKG_DIR/$target.log:"
+		_pk_show "$(tail -n 40 "$PKG_DIR/$target.log")"
+	fi
+	return "$rc"
+}
+
+pkg_build() {
+	with_pkg_lock _pkg_build "$@"
+}
