@@ -45,6 +45,19 @@ for r in $(seq "$runs"); do
 	done
 done
 
+# 3. End to end on a real single-node Slurm (root, Slurm installed):
+# BENCH_E2E_RUNS runs (default 3) of BENCH_E2E_JOBS jobs (default 200).
+e2e_runs=${BENCH_E2E_RUNS:-3}
+if [ "$(id -u)" -eq 0 ] && command -v slurmd >/dev/null 2>&1 && [ "$e2e_runs" -gt 0 ]; then
+	for r in $(seq "$e2e_runs"); do
+		for v in none noopt ebpf shell; do
+			(cd "$builddir" && BENCH_OUT="$raw" SPANK_EBPF_SO="$so" \
+				"$here/e2e.sh" "$v" "${BENCH_E2E_JOBS:-200}" > "$work/e2e-$v.log" 2>&1) ||
+				echo "e2e-$v failed: see below" >&2
+		done
+	done
+fi
+
 # Syscalls per hook: strace -c over N calls, minus a run with 0 calls.
 syscalls() { # MODE N
 	strace -f -c -o "$work/st0" "$hb" "$so" "$1" 0 $args >/dev/null
@@ -78,6 +91,18 @@ cat <<EOT
 EOT
 for p in 1 2 8 32 64; do
 	echo "| $p | $(stat contention-$p hooks_per_s) | $(stat contention-$p prolog_p50_us) | $(stat contention-$p prolog_p99_us) | $(stat contention-$p epilog_p50_us) | $(stat contention-$p epilog_p99_us) |"
+done
+cat <<EOT
+
+## 3. End to end: ${BENCH_E2E_JOBS:-200} short jobs (sbatch --wrap true) on a real localhost $(slurmd -V 2>/dev/null), wall seconds, median (min-max) of $e2e_runs runs
+
+| variant | wall s | jobs/s | vs. no plugin |
+|---|---|---|---|
+EOT
+base=$(stat e2e-none wall_s | cut -d' ' -f1)
+for v in none noopt ebpf shell; do
+	w=$(stat e2e-$v wall_s | cut -d' ' -f1)
+	echo "| $v | $(stat e2e-$v wall_s) | $(stat e2e-$v jobs_per_s) | $(awk -v a="$w" -v b="$base" 'BEGIN {if (b > 0 && a > 0) printf "%+.1f%%", (a / b - 1) * 100; else print "n/a"}') |"
 done
 cat <<EOT
 

@@ -10,7 +10,9 @@
 #                              for the node to be idle. ARGs are appended to
 #                              the plugin line after systemctl= and state=.
 #                              E2E_CONTROL=optional|required (default
-#                              optional), E2E_PROLOGFLAGS (default none).
+#                              optional), E2E_PROLOGFLAGS (default none),
+#                              E2E_PLUGIN=none (no plugin line),
+#                              E2E_SLURM_CONF_EXTRA (more slurm.conf lines).
 #   cluster_finish             last test points, tear down, plan, exit
 # By hand (as root, from the top of a built tree):
 #   tests/e2e/cluster.sh [ARG...]   starts a cluster, opens a shell with
@@ -293,6 +295,7 @@ ReturnToService=2
 KillWait=5
 PlugStackConfig=$E2E_DIR/etc/plugstack.conf
 ${E2E_PROLOGFLAGS:+PrologFlags=$E2E_PROLOGFLAGS}
+${E2E_SLURM_CONF_EXTRA:-}
 NodeName=$NODE NodeAddr=127.0.0.1 $hw State=UNKNOWN
 PartitionName=e2e Nodes=$NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:64
 EOF
@@ -312,8 +315,10 @@ EOF
 }
 
 # plugin_line [ARG...]: (re)writes the drop-in; slurmd must be restarted.
+# E2E_PLUGIN=none leaves the plugin out (benchmarks' baseline).
 plugin_line() {
 	PLUGIN_LINE="${E2E_CONTROL:-optional} $E2E_SO systemctl=$SYSTEMCTL state=$STATE${*:+ $*}"
+	[ "${E2E_PLUGIN:-}" = none ] && PLUGIN_LINE="# (no plugin: E2E_PLUGIN=none)"
 	printf '%s\n%s\n' "$E2E_MARK (run $_e2e_token)" "$PLUGIN_LINE" \
 		>"$E2E_DIR/etc/plugstack.conf.d/ebpf.conf"
 }
