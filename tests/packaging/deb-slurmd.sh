@@ -3,7 +3,8 @@
 # throwaway cluster, whose plugstack.conf includes the system's
 # /etc/slurm/plugstack.conf.d/*.conf): slurmd loads the plugin through the
 # package's drop-in; after the admin edits the drop-in and restarts slurmd,
-# an `sbatch --ebpf` job runs the prolog and epilog; after `apt remove`,
+# an `sbatch --ebpf` job runs the prolog and epilog, and two overlapping
+# ones give one start and one stop; after `apt remove`,
 # slurmd restarts cleanly and jobs still run. Packages purged at the end.
 . "${srcdir:-.}/tests/lib.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
@@ -59,6 +60,11 @@ like "prolog took a hold and started the exporter" "$plog" "spank_ebpf: prolog j
 like "the exporter was started" "$plog" 'spank_ebpf: starting ebpf_exporter'
 like "epilog released it and stopped the exporter" "$plog" 'spank_ebpf: stopping ebpf_exporter'
 is "refcounts seen: 1 then 0" "$(refcounts_since "$m")" "1 0"
+
+# Two overlapping --ebpf jobs with the installed plugin: 0->1->2->1->0,
+# one start, one stop (the end-to-end suite's scenario 4).
+. "${srcdir:-.}/tests/e2e/scenarios.sh"
+scn_overlap pkg-overlap
 
 # apt remove: slurmd restarts without the plugin and jobs run.
 apt_ok "apt remove the three packages" remove $PKGS
