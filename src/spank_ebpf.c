@@ -2,6 +2,8 @@
 /* The SPANK entry points: the only symbols Slurm sees (spank_ebpf.map).
  * Every hook returns 0: a problem with the exporter is logged and must
  * never fail a job or drain a node. */
+#include <errno.h>
+
 #include "plugin.h"
 #include "log.h"
 
@@ -9,6 +11,10 @@ SPANK_PLUGIN(spank_ebpf, 1);
 
 static void slurm_sink(enum log_level level, const char *msg)
 {
+	/* Slurm 22.05's logger decides whether stderr (journald's stream) is
+	 * still writable from a stale errno: a leftover ENOENT from our own
+	 * calls made it drop the line (fixed upstream in 23.02). */
+	errno = 0;
 	switch (level) {
 	case LOG_ERROR:
 		slurm_error("%s", msg);

@@ -1,0 +1,7 @@
+#!/bin/bash
+# System tests on Debian bookworm (Slurm 22.05): the packages built and installed
+# in a container with real systemd; see tests/system/lib.sh.
+. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/system/lib.sh"
+. "${srcdir:-.}/tests/system/scenarios.sh"
+sys_main bookworm

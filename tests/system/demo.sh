@@ -1,0 +1,120 @@
+#!/bin/bash
+# The demo: on a Debian 12 machine, as root, from a checkout or a release
+# tarball of slurm-spank-ebpf:
+#
+#   tests/system/demo.sh
+#
+# installs what it needs (Debian packages), builds the plugin's Debian
+# packages for Slurm 22.05 inside a Debian 12 container that runs real
+# systemd, installs them there with munge, slurmctld, slurmd and a stand-in
+# ebpf_exporter.service whose process loads real eBPF programs, submits two
+# overlapping `sbatch --ebpf` jobs and prints a timeline: the plugin's state
+# (count of jobs holding the exporter), `systemctl is-active
+# ebpf_exporter`, the number of eBPF programs loaded and the exporter's
+# metrics, at each step. Then it tears everything down.
+#
+# The first run builds the container's root filesystem with debootstrap
+# (about 2 minutes, cached in /var/cache/slurm-spank-ebpf-tests); later runs
+# take about a minute. DEMO_SUITE=trixie|sid shows Slurm 24.11 or 26.05.
+set -u
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+suite=${DEMO_SUITE:-bookworm}
+
+say() { printf '%s\n' "$*"; }
+die() { say "demo: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "run me as root (I boot a container and install packages)"
+
+# --- what the host needs ----------------------------------------------------
+# (`make demo` passes its build directory; by hand, this tree is configured
+# here if it is not yet.)
+builddir=${top_builddir:-$top}
+need_pkgs="debootstrap systemd-container iproute2 util-linux xz-utils make"
+[ -f "$builddir/Makefile" ] || need_pkgs="$need_pkgs build-essential pkg-config libslurm-dev"
+[ -f "$builddir/Makefile" ] || [ -f configure ] || need_pkgs="$need_pkgs autoconf automake libtool"
+missing_pkgs=
+for p in $need_pkgs; do
+	dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
+		missing_pkgs="$missing_pkgs $p"
+done
+if [ -n "$missing_pkgs" ]; then
+	say "demo: installing$missing_pkgs"
+	apt-get -o DPkg::Lock::Timeout=600 -qq update >/dev/null ||
+		die "apt-get update failed"
+	# shellcheck disable=SC2086
+	apt-get -o DPkg::Lock::Timeout=600 -qq install -y --no-install-recommends $missing_pkgs >/dev/null ||
+		die "apt-get install$missing_pkgs failed"
+fi
+if [ ! -f "$builddir/Makefile" ]; then
+	builddir=$top
+	say "demo: configuring the source tree (for make dist)"
+	{ [ -f configure ] || ./autogen.sh; } >/dev/null 2>&1 || die "./autogen.sh failed"
+	./configure -q >/dev/null || die "./configure failed"
+fi
+
+# --- the container, through the system tests' library -----------------------
+export srcdir=$top top_builddir=$builddir
+# shellcheck source=../lib.sh
+. "$top/tests/lib.sh"
+# shellcheck source=lib.sh
+. "$top/tests/system/lib.sh"
+missing() { die "missing: $*"; }
+bail() { die "$*"; }
+diag() { say "demo: $*"; }
+
+sys_setup "$suite"
+say "demo: preparing a Debian $suite container (first run: debootstrap, about 2 minutes)"
+sys_cache
+sys_tarball
+say "demo: booting it with systemd-nspawn"
+sys_boot
+say "demo: building the Debian packages inside it from $(basename "$TARBALL") and installing them"
+sys_install
+sys_cluster_start
+sys_baseline
+
+# --- the timeline -----------------------------------------------------------
+t0=$(date +%s.%N)
+line() {
+	local now
+	now=$(date +%s.%N)
+	printf '%s  +%5.1fs  %-34s %-7s %-9s %-6s %s\n' \
+		"$(date -d "@$now" +%H:%M:%S.%3N)" "$(awk -v a="$now" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')" \
+		"$1" "$(state_count)" "$(is_active)" "$(progs)" "$(metrics_samples)"
+}
+
+c=$(journal_mark)
+say ""
+say "== slurm-spank-ebpf demo: Debian $suite, Slurm $SLURM_VERSION, systemd $SYS_SYSTEMD as PID 1 =="
+say "   plugin line: $(plugin_line)"
+say ""
+printf '%-12s  %-7s  %-34s %-7s %-9s %-6s %s\n' time elapsed step count active progs samples
+line "no job"
+a=$(submit demo-a --ebpf) || die "sbatch --ebpf failed"
+line "sbatch --ebpf: job $a submitted"
+wait_started demo-a || die "job $a did not start"
+line "job $a running"
+b=$(submit demo-b --ebpf) || die "sbatch --ebpf failed"
+wait_started demo-b || die "job $b did not start"
+line "job $b running too"
+release demo-a
+wait_job_done "$a" || die "job $a did not finish"
+line "job $a done, job $b running"
+release demo-b
+wait_job_done "$b" || die "job $b did not finish"
+line "job $b done"
+say ""
+say "count:   jobs in $SYS_STATE (the plugin's state file)"
+say "active:  systemctl is-active $SYS_UNIT"
+say "progs:   eBPF programs of the stand-in's type (perf_event) loaded in the kernel (bpftool prog show)"
+say "samples: ebpf_standin_cpu_samples_total from http://127.0.0.1:$SYS_STANDIN_PORT/metrics"
+say ""
+say "systemd's journal for $SYS_UNIT: $(unit_starts_since "$c") start, $(unit_stops_since "$c") stop."
+say "The plugin's lines in the slurmd journal (journalctl -u slurmd):"
+plugin_log_since "$c" | sed 's/^/  /'
+say ""
+say "demo: done in $(sys_elapsed) s; tearing the container down"
+failed=0
+exit 0

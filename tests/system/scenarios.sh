@@ -1,0 +1,299 @@
+# The system test scenarios, run against a booted container (lib.sh) with
+# the packages installed and the cluster up. Each leaves no job, the
+# exporter inactive and the plugin line in opt-in mode behind it.
+
+_not_active() {
+	[ "$(is_active)" != active ]
+}
+
+# The packages and the plugin as slurmd, sbatch and systemd see them.
+scn_installed() {
+	local c=$1 deps
+	if [ "$SYS_INSTALLED" = packages ]; then
+		is "packages installed" \
+			"$(ct dpkg-query -W -f='${db:Status-Status} ${Package}\n' slurm-spank-ebpf slurm-spank-ebpf-compute slurm-spank-ebpf-submit 2>&1)" \
+			"installed slurm-spank-ebpf
+installed slurm-spank-ebpf-compute
+installed slurm-spank-ebpf-submit"
+		deps=$(ct dpkg-query -W -f='${Depends}' slurm-spank-ebpf-compute)
+		like "compute package depends on slurmd $SLURM_MAJMIN only ($deps)" "$deps" \
+			"slurmd \(>= $SLURM_MAJMIN\).*slurmd \(<< "
+	else
+		n=$((n + 1))
+		echo "ok $n # SKIP packages not built (interim make install)"
+	fi
+	like "slurmd loaded the plugin at start" "$(slurmd_log_since "$c")" \
+		'spank_ebpf: version [0-9.]+ loaded: mode=opt-in unit=ebpf_exporter.service'
+	unlike "no incompatible plugin version or load error" "$(slurmd_log_since "$c")" \
+		'Incompatible plugin version|spank.*(error|failed).*spank_ebpf'
+	like "sbatch --help shows --ebpf" "$(ctu sbatch --help 2>&1)" '^ +--ebpf +Enable eBPF'
+	is "stand-in unit installed disabled" "$(ct systemctl is-enabled "$SYS_UNIT" 2>&1)" disabled
+}
+
+# Scenario 1: no job: exporter inactive, none of its eBPF programs loaded.
+scn_no_job() {
+	is "s1: no job: exporter inactive" "$(is_active)" inactive
+	is "s1: no job: no stand-in process" "$(ct systemctl show -p MainPID --value "$SYS_UNIT")" 0
+	is "s1: no job: metrics endpoint down" "$(metrics_samples)" down
+	sys_baseline
+	diag "s1: perf_event programs in the kernel with no job: $SYS_PROG_BASELINE (baseline for the counts below)"
+	is "s1: no job: state file empty or absent" "$(state_count)" 0
+}
+
+# Scenario 2: one sbatch --ebpf job.
+scn_sbatch() {
+	local c j seen
+	c=$(journal_mark)
+	j=$(submit s2 --ebpf) || { is "s2: sbatch --ebpf accepted" no yes; return; }
+	wait_started s2
+	seen=$(observe)
+	diag "s2: job $j running: $seen"
+	is "s2: while the job runs: state holds it" "$(state)" "$(state_of "$j")"
+	is "s2: while the job runs: exporter active" "$(is_active)" active
+	is "s2: while the job runs: 2 perf_event programs loaded" "$(progs)" 2
+	like "s2: while the job runs: metrics served" "$(metrics)" '^ebpf_standin_cpu_samples_total [1-9][0-9]*$'
+	release s2
+	wait_job_done "$j"
+	is "s2: job completed" "$(job_state "$j")" COMPLETED
+	seen=$(observe)
+	diag "s2: after the job: $seen"
+	is "s2: after the job: state, unit, programs, endpoint" "$seen" "count=0 active=inactive progs=0 metrics=down"
+	is "s2: one start then one stop (unit journal)" "$(unit_jobs_since "$c")" "start stop"
+	is "s2: slurmd journal, in order" "$(plugin_log_since "$c")" \
+		"spank_ebpf: prolog job $j
+spank_ebpf: refcount now 1
+spank_ebpf: starting ebpf_exporter
+spank_ebpf: epilog job $j
+spank_ebpf: refcount now 0
+spank_ebpf: stopping ebpf_exporter"
+}
+
+# Scenario 3: two overlapping sbatch --ebpf jobs: 0 -> 1 -> 2 -> 1 -> 0.
+scn_overlap() {
+	local c a b pid1 pid2 s1 s2 seen
+	c=$(journal_mark)
+	a=$(submit s3a --ebpf) || { is "s3: sbatch --ebpf accepted" no yes; return; }
+	wait_started s3a
+	seen=$(observe)
+	diag "s3: job $a running: $seen"
+	is "s3: first job: state {a}, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a"); active; 2"
+	pid1=$(ct systemctl show -p MainPID --value "$SYS_UNIT")
+	s1=$(metrics_samples)
+	b=$(submit s3b --ebpf)
+	wait_started s3b
+	seen=$(observe)
+	diag "s3: jobs $a and $b running: $seen"
+	is "s3: both jobs: state {a,b}, active, still 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
+	release s3a
+	wait_job_done "$a"
+	seen=$(observe)
+	diag "s3: job $a done, $b running: $seen"
+	is "s3: after the first job: state {b}, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$b"); active; 2"
+	pid2=$(ct systemctl show -p MainPID --value "$SYS_UNIT")
+	s2=$(metrics_samples)
+	is "s3: the same exporter process served both jobs" "$pid2" "$pid1"
+	ok_if "s3: its counter kept growing ($s1 -> $s2)" test "$s2" -gt "$s1"
+	release s3b
+	wait_job_done "$b"
+	seen=$(observe)
+	diag "s3: both done: $seen"
+	is "s3: after both: state, unit, programs, endpoint" "$seen" "count=0 active=inactive progs=0 metrics=down"
+	is "s3: refcount 1 2 1 0 in the slurmd journal" "$(refcounts_since "$c")" "1 2 1 0"
+	is "s3: exactly one start and one stop (unit journal)" "$(unit_jobs_since "$c")" "start stop"
+}
+
+# Scenario 4: a job without --ebpf does nothing in opt-in mode; mode=always
+# starts the exporter for it.
+scn_neutral_and_always() {
+	local c j seen
+	c=$(journal_mark)
+	j=$(submit s4plain) || { is "s4: sbatch accepted" no yes; return; }
+	wait_started s4plain
+	is "s4: opt-in, job without --ebpf: nothing recorded, exporter inactive, no programs" \
+		"$(state_count); $(is_active); $(progs)" "0; inactive; 0"
+	release s4plain
+	wait_job_done "$j"
+	is "s4: opt-in, job without --ebpf: no plugin line in the slurmd journal" "$(plugin_log_since "$c")" ""
+	is "s4: opt-in, job without --ebpf: the unit was never touched" "$(unit_jobs_since "$c")" ""
+
+	plugin_args mode=always
+	sys_restart_slurmd || bail "slurmd did not restart with mode=always"
+	c=$(journal_mark)
+	j=$(submit s4always) || { is "s4: sbatch accepted" no yes; return; }
+	wait_started s4always
+	seen=$(observe)
+	diag "s4: mode=always, job $j without --ebpf running: $seen"
+	is "s4: mode=always, job without --ebpf: state holds it, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$j"); active; 2"
+	release s4always
+	wait_job_done "$j"
+	is "s4: mode=always: stopped after the job" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	is "s4: mode=always: one start, one stop" "$(unit_jobs_since "$c")" "start stop"
+	plugin_args mode=opt-in
+	sys_restart_slurmd || bail "slurmd did not restart with mode=opt-in"
+}
+
+# Scenario 5: the exporter fails to start: the job runs, the node does not
+# drain, the error is in the slurmd journal.
+scn_broken_unit() {
+	local c j d=$RUN/root/etc/systemd/system/$SYS_UNIT.d log
+	mkdir -p "$d"
+	printf '[Service]\nExecStartPre=/bin/false\n' >"$d/broken.conf"
+	ct systemctl daemon-reload
+	c=$(journal_mark)
+	j=$(submit s5 --ebpf) || { is "s5: sbatch --ebpf accepted" no yes; return; }
+	if ! wait_started s5; then
+		is "s5: broken exporter: the job still runs" "$(job_state "$j")" RUNNING
+	else
+		is "s5: broken exporter: the job runs" "$(job_state "$j")" RUNNING
+	fi
+	is "s5: broken exporter: unit failed, no programs" "$(is_active); $(progs)" "failed; 0"
+	release s5
+	wait_job_done "$j"
+	is "s5: broken exporter: job completed" "$(job_state "$j")" COMPLETED
+	is "s5: broken exporter: node not drained" \
+		"$(node_state | sed 's/^\(idle\|mixed\|allocated\)$/usable/')" usable
+	log=$(plugin_log_since "$c")
+	diag "s5: plugin lines: $(echo "$log" | tr '\n' '|')"
+	like "s5: the error is in the slurmd journal" "$log" \
+		'spank_ebpf: failed to start ebpf_exporter\.service: .*exited with status [1-9][0-9]*.*the job is not affected'
+	unlike "s5: no prolog/epilog failure from Slurm in the slurmd journal" \
+		"$(slurmd_log_since "$c" | grep -v 'spank_ebpf:')" \
+		'spank/(prolog|epilog) returned status|(prolog|epilog) failed|Prolog error|Epilog error|[Dd]rain'
+	is "s5: state empty after the job" "$(state_count)" 0
+	rm -rf "$d"
+	ct systemctl daemon-reload
+	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
+}
+
+# The exporter killed under a running job: the next --ebpf job's prolog
+# finds its cgroup gone and brings it back.
+scn_killed_restart() {
+	local c a b pid1 pid2 seen
+	c=$(journal_mark)
+	a=$(submit skill-a --ebpf) || { is "kill: sbatch --ebpf accepted" no yes; return; }
+	wait_started skill-a
+	pid1=$(ct systemctl show -p MainPID --value "$SYS_UNIT")
+	is "kill: first job holds an active exporter" "$(is_active); $(state)" "active; $(state_of "$a")"
+	ct systemctl kill "$SYS_UNIT"
+	wait_until 20 "exporter gone after systemctl kill" _not_active
+	seen=$(observe)
+	diag "kill: after systemctl kill, job $a still running: $seen"
+	is "kill: exporter dead, its programs unloaded, job still recorded" \
+		"$(is_active | sed 's/^failed$/inactive/'); $(progs); $(state)" "inactive; 0; $(state_of "$a")"
+	b=$(submit skill-b --ebpf)
+	wait_started skill-b
+	pid2=$(ct systemctl show -p MainPID --value "$SYS_UNIT")
+	seen=$(observe)
+	diag "kill: second job $b joined: $seen; plugin lines: $(plugin_log_since "$c" | tr '\n' '|')"
+	is "kill: the joining job brought the exporter back, 2 programs" \
+		"$(is_active); $(progs); $(state)" "active; 2; $(state_of "$a" "$b")"
+	ok_if "kill: a new exporter process ($pid1 -> $pid2)" test "$pid2" != "$pid1" -a "$pid2" != 0
+	release skill-a
+	release skill-b
+	wait_job_done "$a"
+	wait_job_done "$b"
+	is "kill: stopped after both jobs" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	like "kill: the slurmd journal says why it started the exporter again" "$(plugin_log_since "$c")" \
+		"spank_ebpf: ebpf_exporter\.service is not running although 1 other jobs? holds? it; starting it again"
+	is "kill: start (job a), start again (job b), one stop" "$(unit_jobs_since "$c")" "start start stop"
+	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
+}
+
+# Scenario 6a: PrologFlags=Alloc: the prolog runs at allocation, so a
+# salloc --ebpf that starts no step holds the exporter too.
+scn_alloc() {
+	local c j pid seen
+	sys_slurm_conf Alloc
+	sys_cluster_start
+	c=$(journal_mark)
+	j=$(submit s6alloc --ebpf) || { is "s6 Alloc: sbatch --ebpf accepted" no yes; return; }
+	wait_started s6alloc
+	is "s6 Alloc: sbatch --ebpf: state, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$j"); active; 2"
+	release s6alloc
+	wait_job_done "$j"
+	is "s6 Alloc: sbatch --ebpf: stopped after" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	is "s6 Alloc: sbatch --ebpf: one start, one stop" "$(unit_jobs_since "$c")" "start stop"
+
+	c=$(journal_mark)
+	ctu timeout 120 salloc --ebpf -J s6salloc \
+		sh -c "touch $SYS_JOBS/s6salloc.started; i=0; while [ ! -e $SYS_JOBS/s6salloc.gate ] && [ \$i -lt 500 ]; do sleep 0.2; i=\$((i+1)); done" \
+		>"$RUN/log/salloc.out" 2>&1 &
+	pid=$!
+	wait_started s6salloc
+	wait_for 30 "state count 1 under salloc" 1 state_count
+	seen=$(observe)
+	diag "s6 Alloc: salloc --ebpf without a step: $seen"
+	is "s6 Alloc: salloc --ebpf without a step: state 1, active, 2 programs" \
+		"$(state_count); $(is_active); $(progs)" "1; active; 2"
+	release s6salloc
+	wait "$pid"
+	wait_for 60 "salloc's job over" "" ct squeue -h -o %A
+	is "s6 Alloc: salloc over: stopped" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+}
+
+# Scenario 6b: PrologFlags=RunInJob (24.05 and later): the prolog and
+# epilog run inside the job's extern slurmstepd. Slurm only runs the SPANK
+# job_prolog/job_epilog when spank_has_prolog() is true, which only
+# slurmd's own plugin stack sets (src/common/spank.c, S_TYPE_SLURMD): in
+# the slurmstepd they are skipped. This records what actually happens.
+scn_runinjob() {
+	local c j seen log
+	case $SLURM_MAJMIN in
+	2[0-3].* | 24.0[0-4])
+		n=$((n + 1))
+		echo "ok $n # SKIP s6 RunInJob: PrologFlags=RunInJob does not exist in Slurm $SLURM_MAJMIN (added in 24.05)"
+		return 0
+		;;
+	esac
+	sys_slurm_conf RunInJob
+	sys_cluster_start
+	is "s6 RunInJob: slurmctld took PrologFlags=RunInJob" \
+		"$(ct scontrol show config | sed -n 's/^PrologFlags *= *//p')" "Alloc,Contain,RunInJob"
+	c=$(journal_mark)
+	j=$(submit s6rij --ebpf) || { is "s6 RunInJob: sbatch --ebpf accepted" no yes; return; }
+	wait_started s6rij
+	seen=$(observe)
+	diag "s6 RunInJob: job $j running: $seen"
+	RUNINJOB_WHILE=$seen
+	release s6rij
+	wait_job_done "$j"
+	log=$(plugin_log_since "$c")
+	RUNINJOB_LOG=$log
+	diag "s6 RunInJob: plugin lines: $(echo "$log" | tr '\n' '|')"
+	is "s6 RunInJob: job completed" "$(job_state "$j")" COMPLETED
+	is "s6 RunInJob: node not drained" \
+		"$(node_state | sed 's/^\(idle\|mixed\|allocated\)$/usable/')" usable
+	# The limitation, as observed: no SPANK job prolog, so no exporter.
+	is "s6 RunInJob: known limitation: the SPANK job prolog does not run (no exporter)" \
+		"$RUNINJOB_WHILE" "count=0 active=inactive progs=0 metrics=down"
+	is "s6 RunInJob: known limitation: no prolog/epilog line from the plugin" "$log" ""
+	is "s6 RunInJob: nothing left behind" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+}
+
+# sys_main SUITE: the whole run for one release. SYSTEM_SCENARIOS (names
+# without scn_, space-separated) picks a subset by hand.
+sys_main() {
+	local c s
+	sys_setup "$1"
+	sys_cache
+	diag "$SUITE: root filesystem ready after $(sys_elapsed) s"
+	sys_tarball
+	sys_boot
+	diag "$SUITE: container booted after $(sys_elapsed) s"
+	sys_install
+	c=$(journal_mark)
+	sys_cluster_start
+	diag "$SUITE: cluster up after $(sys_elapsed) s: $(plugin_line)"
+	scn_installed "$c"
+	scn_no_job
+	for s in ${SYSTEM_SCENARIOS:-sbatch overlap neutral_and_always broken_unit killed_restart alloc runinjob}; do
+		"scn_$s"
+		diag "$SUITE: scn_$s done after $(sys_elapsed) s"
+	done
+	sys_finish
+}

@@ -1,0 +1,11 @@
+#!/bin/bash
+# System tests on Debian sid (Slurm 26.05): the packages built and installed
+# in a container with real systemd; see tests/system/lib.sh.
+. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/system/lib.sh"
+. "${srcdir:-.}/tests/system/scenarios.sh"
+# From 24.11 slurmd logs what a prolog/epilog writes to stderr only at
+# debug2; with the journal as its only log, the plugin's lines (errors
+# included) show up only with SlurmdSyslogDebug (README, "Logging").
+export SYSTEM_SLURMD_SYSLOG_DEBUG=${SYSTEM_SLURMD_SYSLOG_DEBUG-info}
+sys_main sid
