@@ -19,6 +19,70 @@ diag() {
 	echo "# $*"
 }
 
+# show TEXT: TEXT as indented TAP comment lines.
+show() {
+	printf '%s' "$1" | sed -e 's/^/#     /'
+	echo
+}
+
+# is DESC GOT WANT: exact comparison, shows both on failure.
+is() {
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $n - $1"
+		return 0
+	fi
+	echo "not ok $n - $1"
+	failed=$((failed + 1))
+	echo "#   got:"
+	show "$2"
+	echo "#   want:"
+	show "$3"
+	return 1
+}
+
+# like DESC TEXT ERE / unlike DESC TEXT ERE: grep -E over TEXT's lines.
+like() {
+	n=$((n + 1))
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		echo "ok $n - $1"
+		return 0
+	fi
+	echo "not ok $n - $1"
+	failed=$((failed + 1))
+	echo "#   no line matches: $3"
+	echo "#   in (last 30 lines):"
+	show "$(printf '%s\n' "$2" | tail -n 30)"
+	return 1
+}
+
+unlike() {
+	n=$((n + 1))
+	if ! printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		echo "ok $n - $1"
+		return 0
+	fi
+	echo "not ok $n - $1"
+	failed=$((failed + 1))
+	echo "#   unexpected lines matching: $3"
+	show "$(printf '%s\n' "$2" | grep -E -- "$3" | head -n 20)"
+	return 1
+}
+
+# wait_until SECONDS DESC CMD...: poll CMD every 0.2 s.
+wait_until() {
+	local secs=$1 desc=$2 end
+	shift 2
+	end=$(($(date +%s) + secs))
+	until "$@" >/dev/null 2>&1; do
+		if [ "$(date +%s)" -ge "$end" ]; then
+			diag "timed out after ${secs}s waiting for: $desc"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
 done_testing() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]

@@ -42,70 +42,9 @@ _e2e_leftover=
 _e2e_mounted=
 _e2e_t0=0 _e2e_t1=0
 
-# --- small test helpers (counters are tests/lib.sh's n and failed) ---------
+# --- small test helpers: is, like, unlike, wait_until are tests/lib.sh's ---
 
-_e2e_show() {
-	printf '%s' "$1" | sed -e 's/^/#     /'
-	echo
-}
-
-# is DESC GOT WANT: exact comparison, shows both on failure.
-is() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		echo "#   got:"
-		_e2e_show "$2"
-		echo "#   want:"
-		_e2e_show "$3"
-		return 1
-	fi
-}
-
-# like DESC TEXT ERE / unlike DESC TEXT ERE: grep -E over TEXT's lines.
-like() {
-	n=$((n + 1))
-	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		echo "#   no line matches: $3"
-		echo "#   in:"
-		_e2e_show "$(printf '%s\n' "$2" | tail -n 20)"
-		return 1
-	fi
-}
-
-unlike() {
-	n=$((n + 1))
-	if ! printf '%s\n' "$2" | grep -Eq -- "$3"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		echo "#   unexpected lines matching: $3"
-		_e2e_show "$(printf '%s\n' "$2" | grep -E -- "$3" | head -n 20)"
-		return 1
-	fi
-}
-
-# wait_until SECONDS DESC CMD...: poll CMD every 0.2 s.
-wait_until() {
-	local secs=$1 desc=$2 end
-	shift 2
-	end=$(($(date +%s) + secs))
-	until "$@" >/dev/null 2>&1; do
-		if [ "$(date +%s)" -ge "$end" ]; then
-			diag "timed out after ${secs}s waiting for: $desc"
-			return 1
-		fi
-		sleep 0.2
-	done
-}
+_e2e_show() { show "$@"; }
 
 # --- setup ------------------------------------------------------------------
 

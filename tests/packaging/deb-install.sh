@@ -53,14 +53,14 @@ ebpf_help() {
 check_declared() {
 	local d
 	d=$(declarations "$PSC" | grep spank_ebpf)
-	pk_is "$1: exactly one active declaration of the plugin" "$(echo "$d" | grep -c .)" "1"
-	pk_like "$1: it is optional, for the installed .so" "$d" "^optional $SO( |\$)"
+	is "$1: exactly one active declaration of the plugin" "$(echo "$d" | grep -c .)" "1"
+	like "$1: it is optional, for the installed .so" "$d" "^optional $SO( |\$)"
 	ok_if "$1: the declared .so exists" test -f "$SO"
-	pk_is "$1: no declaration points at a missing .so" "$(stale_declarations)" ""
+	is "$1: no declaration points at a missing .so" "$(stale_declarations)" ""
 	sbatch_help
-	pk_is "$1: sbatch --help lists --ebpf with its help text" "$(ebpf_help "$help")" \
+	is "$1: sbatch --help lists --ebpf with its help text" "$(ebpf_help "$help")" \
 		"--ebpf Enable eBPF observability (ebpf_exporter) for this job"
-	pk_is "$1: sbatch --help prints no error" "$help_err" ""
+	is "$1: sbatch --help prints no error" "$help_err" ""
 }
 
 # sbatch_ebpf WHAT accepted|unrecognized (a few seconds: sbatch retries
@@ -69,23 +69,23 @@ sbatch_ebpf() {
 	local out
 	out=$(SLURM_CONF=$tmp/slurm.conf timeout 60 sbatch --ebpf --wrap true 2>&1)
 	if [ "$2" = accepted ]; then
-		pk_like "$1: sbatch --ebpf is accepted (then finds no controller)" "$out" \
+		like "$1: sbatch --ebpf is accepted (then finds no controller)" "$out" \
 			'Unable to contact slurm controller'
-		pk_unlike "$1: sbatch --ebpf: no unrecognized option" "$out" 'unrecognized option'
+		unlike "$1: sbatch --ebpf: no unrecognized option" "$out" 'unrecognized option'
 	else
-		pk_like "$1: sbatch --ebpf is an unrecognized option" "$out" "unrecognized option '--ebpf'"
+		like "$1: sbatch --ebpf is an unrecognized option" "$out" "unrecognized option '--ebpf'"
 	fi
 }
 
 # check_undeclared WHAT: no declaration of the plugin, none stale, and the
 # client commands work without complaint.
 check_undeclared() {
-	pk_is "$1: no active declaration of the plugin" "$(declarations "$PSC" | grep -c spank_ebpf)" "0"
-	pk_is "$1: no declaration points at a missing .so" "$(stale_declarations)" ""
+	is "$1: no active declaration of the plugin" "$(declarations "$PSC" | grep -c spank_ebpf)" "0"
+	is "$1: no declaration points at a missing .so" "$(stale_declarations)" ""
 	sbatch_help
-	pk_is "$1: sbatch --help succeeds" "$help_rc" "0"
-	pk_unlike "$1: sbatch --help has no --ebpf" "$help" '--ebpf'
-	pk_is "$1: sbatch --help prints no error (no spank error)" "$help_err" ""
+	is "$1: sbatch --help succeeds" "$help_rc" "0"
+	unlike "$1: sbatch --help has no --ebpf" "$help" '--ebpf'
+	is "$1: sbatch --help prints no error (no spank error)" "$help_err" ""
 }
 
 # repack PKG NEWVERSION [CHANGE]: the same package as version NEWVERSION,
@@ -118,16 +118,16 @@ check_undeclared "before installing"
 # --- a submit host: base + submit ----------------------------------------------
 apt_ok "apt install slurm-spank-ebpf-submit (with the base package)" \
 	install "$(deb slurm-spank-ebpf)" "$(deb slurm-spank-ebpf-submit)"
-pk_is "base and submit installed, compute not" \
+is "base and submit installed, compute not" \
 	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "ii ii -"
-pk_is "the declaration is the package's link to the drop-in" "$(readlink "$LINK")" "../spank_ebpf.conf"
+is "the declaration is the package's link to the drop-in" "$(readlink "$LINK")" "../spank_ebpf.conf"
 check_declared "submit host"
 sbatch_ebpf "submit host" accepted
 
 # --- the same host as a compute node too -------------------------------------
 apt_ok "apt install slurm-spank-ebpf-compute next to -submit (no file conflict)" \
 	install "$(deb slurm-spank-ebpf-compute)"
-pk_is "all three installed" \
+is "all three installed" \
 	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "ii ii ii"
 ok_if "compute ships the preset" test -f /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
 check_declared "compute + submit"
@@ -135,60 +135,60 @@ check_declared "compute + submit"
 # --- an admin's edit survives reinstall and upgrades ---------------------------
 sed -i 's/mode=opt-in$/mode=always timeout=5/' "$CONF"
 apt_ok "apt install --reinstall slurm-spank-ebpf" install --reinstall "$(deb slurm-spank-ebpf)"
-pk_like "reinstall keeps the edited drop-in" "$(cat "$CONF")" 'mode=always timeout=5$'
-pk_is "reinstall keeps the link" "$(readlink "$LINK")" "../spank_ebpf.conf"
+like "reinstall keeps the edited drop-in" "$(cat "$CONF")" 'mode=always timeout=5$'
+is "reinstall keeps the link" "$(readlink "$LINK")" "../spank_ebpf.conf"
 
 for p in $PKGS; do repack "$p" "$V+pkgtest1"; done
 apt_ok "upgrade to $V+pkgtest1 (same shipped drop-in)" install \
 	"$(deb slurm-spank-ebpf "$V+pkgtest1")" "$(deb slurm-spank-ebpf-compute "$V+pkgtest1")" "$(deb slurm-spank-ebpf-submit "$V+pkgtest1")"
-pk_is "upgraded" "$(dpkg-query -W -f='${Version}' slurm-spank-ebpf)" "$V+pkgtest1"
-pk_like "upgrade keeps the edited drop-in" "$(cat "$CONF")" 'mode=always timeout=5$'
+is "upgraded" "$(dpkg-query -W -f='${Version}' slurm-spank-ebpf)" "$V+pkgtest1"
+like "upgrade keeps the edited drop-in" "$(cat "$CONF")" 'mode=always timeout=5$'
 
 for p in $PKGS; do repack "$p" "$V+pkgtest2" change; done
 apt_ok "upgrade to $V+pkgtest2, whose drop-in changed (--force-confold, as config management runs it)" \
 	-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold install \
 	"$(deb slurm-spank-ebpf "$V+pkgtest2")" "$(deb slurm-spank-ebpf-compute "$V+pkgtest2")" "$(deb slurm-spank-ebpf-submit "$V+pkgtest2")"
-pk_like "that upgrade keeps the edited drop-in" "$(cat "$CONF")" 'mode=always timeout=5$'
-pk_like "and leaves the new one beside it as .dpkg-dist" "$(cat "$CONF.dpkg-dist" 2>&1)" "^# new in $V\\+pkgtest2\$"
+like "that upgrade keeps the edited drop-in" "$(cat "$CONF")" 'mode=always timeout=5$'
+like "and leaves the new one beside it as .dpkg-dist" "$(cat "$CONF.dpkg-dist" 2>&1)" "^# new in $V\\+pkgtest2\$"
 rm -f "$CONF.dpkg-dist"
 d=$(declarations "$PSC" | grep spank_ebpf)
-pk_is "the active declaration is the edited one" "$d" "optional $SO mode=always timeout=5"
+is "the active declaration is the edited one" "$d" "optional $SO mode=always timeout=5"
 
 # --- remove, role by role, then the plugin ---------------------------------------
 apt_ok "apt remove slurm-spank-ebpf-compute" remove slurm-spank-ebpf-compute
-pk_is "base and submit stay" "$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit)" "ii ii"
+is "base and submit stay" "$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit)" "ii ii"
 ok_if "the preset is gone" test ! -e /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
 check_declared "submit left alone"
 
 apt_ok "apt remove slurm-spank-ebpf (takes -submit with it)" remove slurm-spank-ebpf
-pk_is "removed; the base package's configuration kept (rc), the roles have none" \
+is "removed; the base package's configuration kept (rc), the roles have none" \
 	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "rc - -"
 ok_if "the plugin is gone" test ! -e "$SO"
 ok_if "the declaration (link) is gone" test ! -e "$LINK" -a ! -h "$LINK"
-pk_like "the edited drop-in is kept (a conffile), unread" "$(cat "$CONF")" 'mode=always timeout=5$'
+like "the edited drop-in is kept (a conffile), unread" "$(cat "$CONF")" 'mode=always timeout=5$'
 check_undeclared "after apt remove"
 sbatch_ebpf "after apt remove" unrecognized
 
 # --- reinstall after remove: the kept edit is live again -------------------------
 apt_ok "apt install slurm-spank-ebpf-submit again" -o Dpkg::Options::=--force-confold install \
 	"$(deb slurm-spank-ebpf "$V+pkgtest2")" "$(deb slurm-spank-ebpf-submit "$V+pkgtest2")"
-pk_is "the link is back" "$(readlink "$LINK")" "../spank_ebpf.conf"
+is "the link is back" "$(readlink "$LINK")" "../spank_ebpf.conf"
 d=$(declarations "$PSC" | grep spank_ebpf)
-pk_is "the kept edit is the active declaration again" "$d" "optional $SO mode=always timeout=5"
+is "the kept edit is the active declaration again" "$d" "optional $SO mode=always timeout=5"
 check_declared "reinstalled after remove"
 
 # --- purge --------------------------------------------------------------------------
 owned=$(for p in $PKGS; do dpkg-query -L "$p" 2>/dev/null; done | sort -u)
 dpkg_conffiles=$(dpkg-query -W -f='${Conffiles}\n' $PKGS 2>/dev/null | awk 'NF { print $1 }')
 apt_ok "apt purge the three packages" purge $PKGS
-pk_is "purged: none installed, no configuration left" \
+is "purged: none installed, no configuration left" \
 	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "- - -"
 left=$(for f in $owned $dpkg_conffiles; do
 	[ -d "$f" ] && continue
 	if [ -e "$f" ] || [ -h "$f" ]; then echo "$f"; fi
 done)
-pk_is "no file of the packages left behind" "$left" ""
-pk_is "nothing named spank_ebpf* left in /etc/slurm" "$(find /etc/slurm -name 'spank_ebpf*' 2>/dev/null)" ""
+is "no file of the packages left behind" "$left" ""
+is "nothing named spank_ebpf* left in /etc/slurm" "$(find /etc/slurm -name 'spank_ebpf*' 2>/dev/null)" ""
 check_undeclared "after apt purge"
 
 done_testing

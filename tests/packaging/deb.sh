@@ -29,50 +29,50 @@ done
 lint=$(cd "$D" && lintian --info --display-info --show-overrides "slurm-spank-ebpf_${V}_$arch.changes" 2>&1)
 diag "lintian: $(printf '%s\n' "$lint" | grep -Ec '^E:') errors, $(printf '%s\n' "$lint" | grep -Ec '^W:') warnings, $(printf '%s\n' "$lint" | grep -Ec '^I:') info, $(printf '%s\n' "$lint" | grep -Ec '^O:') overridden"
 printf '%s\n' "$lint" | grep -E '^[EWIO]:' | sed 's/^/#   /'
-pk_unlike "lintian: no errors" "$lint" '^E:'
-pk_unlike "lintian: no warnings" "$lint" '^W:'
+unlike "lintian: no errors" "$lint" '^E:'
+unlike "lintian: no warnings" "$lint" '^W:'
 # Every override has a comment right above its block.
 for o in "$src"/packaging/debian/*lintian-overrides "$src"/packaging/debian/source/lintian-overrides; do
 	[ -f "$o" ] || continue
 	bad=$(awk '/^#/ { c = 1; next } /^[[:space:]]*$/ { c = 0; next } !c { print FILENAME ":" FNR ": " $0 }' "$o")
-	pk_is "every override in $(basename "$o") is justified by a comment" "$bad" ""
+	is "every override in $(basename "$o") is justified by a comment" "$bad" ""
 done
 
 # --- source package ---------------------------------------------------------
-pk_is "source package name (control = changelog)" \
+is "source package name (control = changelog)" \
 	"$(sed -n 's/^Source: //p' "$src/packaging/debian/control") $(dpkg-parsechangelog -l "$src/packaging/debian/changelog" -SSource)" \
 	"slurm-spank-ebpf slurm-spank-ebpf"
-pk_is "changelog: upstream version is configure's ($VERSION)" \
+is "changelog: upstream version is configure's ($VERSION)" \
 	"$(dpkg-parsechangelog -l "$src/packaging/debian/changelog" -SVersion | sed 's/-[^-]*$//')" "$VERSION"
 dsc=$(cat "$D/slurm-spank-ebpf_$V.dsc")
-pk_like "dsc: Format 3.0 (quilt)" "$dsc" '^Format: 3\.0 \(quilt\)$'
-pk_like "dsc: Binary: the three packages" "$dsc" '^Binary: slurm-spank-ebpf, slurm-spank-ebpf-compute, slurm-spank-ebpf-submit$'
-pk_like "dsc: Build-Depends debhelper-compat (= 13) and Slurm's headers" "$dsc" \
+like "dsc: Format 3.0 (quilt)" "$dsc" '^Format: 3\.0 \(quilt\)$'
+like "dsc: Binary: the three packages" "$dsc" '^Binary: slurm-spank-ebpf, slurm-spank-ebpf-compute, slurm-spank-ebpf-submit$'
+like "dsc: Build-Depends debhelper-compat (= 13) and Slurm's headers" "$dsc" \
 	'^Build-Depends: debhelper-compat \(= 13\), libslurm-dev \| slurm-smd-dev'
-pk_like "debian/rules: hardening=+all" "$(cat "$src/packaging/debian/rules")" '^export DEB_BUILD_MAINT_OPTIONS = hardening=\+all$'
-pk_like "debian/rules: Debian's plugin directory" "$(cat "$src/packaging/debian/rules")" \
+like "debian/rules: hardening=+all" "$(cat "$src/packaging/debian/rules")" '^export DEB_BUILD_MAINT_OPTIONS = hardening=\+all$'
+like "debian/rules: Debian's plugin directory" "$(cat "$src/packaging/debian/rules")" \
 	'--with-slurm-plugindir=\$\(PLUGINDIR\)'
-pk_like "debian/copyright: DEP-5" "$(head -n 1 "$src/packaging/debian/copyright")" \
+like "debian/copyright: DEP-5" "$(head -n 1 "$src/packaging/debian/copyright")" \
 	'^Format: https://www\.debian\.org/doc/packaging-manuals/copyright-format/1\.0/$'
-pk_like "orig tarball is make dist's" "$(ls "$D")" "^slurm-spank-ebpf_$VERSION\\.orig\\.tar\\.xz\$"
+like "orig tarball is make dist's" "$(ls "$D")" "^slurm-spank-ebpf_$VERSION\\.orig\\.tar\\.xz\$"
 
 # --- binary packages: fields ----------------------------------------------------
 field() { dpkg-deb -f "$1" "$2"; }
 range() { echo "$1 (>= $SLURM_MAJMIN) | $2 (>= $SLURM_MAJMIN), $1 (<< $SLURM_NEXT) | $2 (<< $SLURM_NEXT)"; }
 pk_has "base Depends: Slurm $SLURM_MAJMIN plugins (Debian or SchedMD)" "$(field "$base" Depends)" \
 	"$(range slurm-wlm-basic-plugins slurm-smd)"
-pk_like "base Depends: libc only from shlibs (libslurm is not linked)" "$(field "$base" Depends)" '^libc6 \(>= [0-9.]+\), slurm-wlm'
+like "base Depends: libc only from shlibs (libslurm is not linked)" "$(field "$base" Depends)" '^libc6 \(>= [0-9.]+\), slurm-wlm'
 
-pk_is "compute Depends: base, systemd, slurmd $SLURM_MAJMIN (Debian or SchedMD)" "$(field "$compute" Depends)" \
+is "compute Depends: base, systemd, slurmd $SLURM_MAJMIN (Debian or SchedMD)" "$(field "$compute" Depends)" \
 	"slurm-spank-ebpf (= $V), systemd, $(range slurmd slurm-smd-slurmd)"
-pk_is "submit Depends: base, client commands $SLURM_MAJMIN (Debian or SchedMD)" "$(field "$submit" Depends)" \
+is "submit Depends: base, client commands $SLURM_MAJMIN (Debian or SchedMD)" "$(field "$submit" Depends)" \
 	"slurm-spank-ebpf (= $V), $(range slurm-client slurm-smd-client)"
 for p in "$base" "$compute" "$submit"; do
 	b=$(basename "$p" | sed 's/_.*//')
-	pk_is "$b: Version $V" "$(field "$p" Version)" "$V"
-	pk_unlike "$b: no Pre-Depends, Conflicts, Breaks, Replaces" "$(dpkg-deb -I "$p" control)" '^(Pre-Depends|Conflicts|Breaks|Replaces):'
+	is "$b: Version $V" "$(field "$p" Version)" "$V"
+	unlike "$b: no Pre-Depends, Conflicts, Breaks, Replaces" "$(dpkg-deb -I "$p" control)" '^(Pre-Depends|Conflicts|Breaks|Replaces):'
 	dpkg-deb -e "$p" "$tmp/ctl-$b"
-	pk_is "$b: no maintainer scripts (nothing restarts slurmd)" \
+	is "$b: no maintainer scripts (nothing restarts slurmd)" \
 		"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$')" ""
 	dpkg-deb -x "$p" "$tmp/root-$b"
 done
@@ -83,7 +83,7 @@ contents() {
 	dpkg-deb -c "$1" | awk '$1 !~ /^d/ { p = $6; for (i = 7; i <= NF; i++) p = p " " $i; sub(/^\.\//, "/", p); print p }' | sort
 }
 doc=/usr/share/doc/slurm-spank-ebpf
-pk_is "base: files" "$(contents "$base")" "$(sort <<EOF
+is "base: files" "$(contents "$base")" "$(sort <<EOF
 /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 /etc/slurm/spank_ebpf.conf
 /usr/lib/$triplet/slurm-wlm/spank_ebpf.so
@@ -95,30 +95,30 @@ $doc/copyright
 /usr/share/man/man8/spank_ebpf.8.gz
 EOF
 )"
-pk_is "compute: files" "$(contents "$compute")" "/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
+is "compute: files" "$(contents "$compute")" "/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
 /usr/share/doc/slurm-spank-ebpf-compute -> slurm-spank-ebpf"
-pk_is "submit: files (a metapackage)" "$(contents "$submit")" "/usr/share/doc/slurm-spank-ebpf-submit -> slurm-spank-ebpf"
-pk_is "conffiles: only the drop-in (the link is a plain package file)" \
+is "submit: files (a metapackage)" "$(contents "$submit")" "/usr/share/doc/slurm-spank-ebpf-submit -> slurm-spank-ebpf"
+is "conffiles: only the drop-in (the link is a plain package file)" \
 	"$(cat "$tmp/ctl-slurm-spank-ebpf/conffiles") $(cat "$tmp"/ctl-slurm-spank-ebpf-{compute,submit}/conffiles 2>/dev/null)" \
 	"/etc/slurm/spank_ebpf.conf "
 both=$( (contents "$base"; contents "$compute"; contents "$submit") | sed 's/ -> .*//' | sort | uniq -d)
-pk_is "no path shipped by two packages (they install together)" "$both" ""
+is "no path shipped by two packages (they install together)" "$both" ""
 decl=$( (contents "$base"; contents "$compute"; contents "$submit") | grep -c '^/etc/slurm/plugstack\.conf\.d/')
-pk_is "exactly one file in plugstack.conf.d across the three packages" "$decl" "1"
+is "exactly one file in plugstack.conf.d across the three packages" "$decl" "1"
 
 r=$tmp/root-slurm-spank-ebpf
-pk_is "the declaration: optional, the plugin by absolute path, opt-in" \
+is "the declaration: optional, the plugin by absolute path, opt-in" \
 	"$(active_lines "$r/etc/slurm/plugstack.conf.d/spank_ebpf.conf")" \
 	"optional /usr/lib/$triplet/slurm-wlm/spank_ebpf.so mode=opt-in"
-pk_like "plugin: a shared object exporting slurm_spank_init" \
+like "plugin: a shared object exporting slurm_spank_init" \
 	"$(nm -D --defined-only "$r/usr/lib/$triplet/slurm-wlm/spank_ebpf.so" 2>&1)" ' slurm_spank_init$'
-pk_is "plugin: mode 0644" "$(stat -c %a "$r/usr/lib/$triplet/slurm-wlm/spank_ebpf.so")" "644"
+is "plugin: mode 0644" "$(stat -c %a "$r/usr/lib/$triplet/slurm-wlm/spank_ebpf.so")" "644"
 ok_if "no libtool archive shipped" sh -c "! find '$tmp' -name '*.la' | grep -q ."
 man=$(zcat "$r/usr/share/man/man8/spank_ebpf.8.gz")
-pk_like "man page: version $VERSION" "$man" "^\\.TH SPANK_EBPF 8 \"[0-9-]+\" \"slurm\\\\-spank\\\\-ebpf $VERSION\""
-pk_like "man page: Debian's paths" "$man" "^\\.I /usr/lib/$triplet/slurm-wlm/spank_ebpf\\.so\$"
-pk_is "man page: lint-clean" "$(printf '%s\n' "$man" | groff -ww -z -man 2>&1)" ""
-pk_is "preset: service and socket disabled" \
+like "man page: version $VERSION" "$man" "^\\.TH SPANK_EBPF 8 \"[0-9-]+\" \"slurm\\\\-spank\\\\-ebpf $VERSION\""
+like "man page: Debian's paths" "$man" "^\\.I /usr/lib/$triplet/slurm-wlm/spank_ebpf\\.so\$"
+is "man page: lint-clean" "$(printf '%s\n' "$man" | groff -ww -z -man 2>&1)" ""
+is "preset: service and socket disabled" \
 	"$(active_lines "$tmp/root-slurm-spank-ebpf-compute/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset")" \
 	"disable ebpf_exporter.service
 disable ebpf_exporter.socket"

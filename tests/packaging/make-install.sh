@@ -30,26 +30,26 @@ pk_ok "make install DESTDIR=..." inst install
 ok_if "plugin installed" test -f "$plugindir/spank_ebpf.so"
 ok_if "no libtool archive in the plugin directory" sh -c "! ls '$plugindir'/*.la"
 ok_if "drop-in installed: slurm/spank_ebpf.conf" test -f "$conf/spank_ebpf.conf"
-pk_is "plugstack.conf.d/spank_ebpf.conf is a link to ../spank_ebpf.conf" \
+is "plugstack.conf.d/spank_ebpf.conf is a link to ../spank_ebpf.conf" \
 	"$(readlink "$link")" "../spank_ebpf.conf"
 pk_ok "installed drop-in is the built one" cmp "$top_builddir/etc/spank_ebpf.conf" "$link"
 ok_if "man page spank_ebpf.8" test -f "$mandir/man8/spank_ebpf.8"
 ok_if "man page slurm-spank-ebpf.8" test -f "$mandir/man8/slurm-spank-ebpf.8"
 ok_if "systemd preset" test -f "$presetdir/50-slurm-spank-ebpf.preset"
-pk_is "nothing else in plugstack.conf.d" "$(ls -A "$conf/plugstack.conf.d")" "spank_ebpf.conf"
+is "nothing else in plugstack.conf.d" "$(ls -A "$conf/plugstack.conf.d")" "spank_ebpf.conf"
 
 # An admin edits the drop-in; installing again (an upgrade from source)
 # keeps it and the link.
 sed -i 's/mode=opt-in$/mode=always timeout=5/' "$conf/spank_ebpf.conf"
 pk_ok "make install again" inst install
-pk_like "an edited drop-in is kept by make install" "$(cat "$conf/spank_ebpf.conf")" 'mode=always timeout=5$'
-pk_like "make install says it kept it" "$(cat "$tmp/install.log")" 'keeping the existing .*spank_ebpf.conf'
-pk_is "the link is still there" "$(readlink "$link")" "../spank_ebpf.conf"
+like "an edited drop-in is kept by make install" "$(cat "$conf/spank_ebpf.conf")" 'mode=always timeout=5$'
+like "make install says it kept it" "$(cat "$tmp/install.log")" 'keeping the existing .*spank_ebpf.conf'
+is "the link is still there" "$(readlink "$link")" "../spank_ebpf.conf"
 
 # make uninstall: the declaration goes, the admin's edits stay.
 pk_ok "make uninstall" inst uninstall
 ok_if "uninstall removes the link (no declaration left)" test ! -e "$link" -a ! -h "$link"
-pk_like "uninstall keeps the edited drop-in" "$(cat "$conf/spank_ebpf.conf" 2>&1)" 'mode=always timeout=5$'
+like "uninstall keeps the edited drop-in" "$(cat "$conf/spank_ebpf.conf" 2>&1)" 'mode=always timeout=5$'
 ok_if "uninstall removes the plugin" test ! -e "$plugindir/spank_ebpf.so"
 ok_if "uninstall removes the man pages" test ! -e "$mandir/man8/spank_ebpf.8" -a ! -e "$mandir/man8/slurm-spank-ebpf.8"
 ok_if "uninstall removes the preset" test ! -e "$presetdir/50-slurm-spank-ebpf.preset"
@@ -58,12 +58,12 @@ ok_if "uninstall removes the preset" test ! -e "$presetdir/50-slurm-spank-ebpf.p
 rm -f "$conf/spank_ebpf.conf"
 echo "optional /elsewhere/spank_ebpf.so" >"$link"
 pk_ok "make install over a hand-made plugstack.conf.d/spank_ebpf.conf" inst install
-pk_is "the hand-made file is kept" "$(cat "$link")" "optional /elsewhere/spank_ebpf.so"
+is "the hand-made file is kept" "$(cat "$link")" "optional /elsewhere/spank_ebpf.so"
 pk_ok "make uninstall" inst uninstall
-pk_is "uninstall leaves the hand-made file alone" "$(cat "$link" 2>&1)" "optional /elsewhere/spank_ebpf.so"
+is "uninstall leaves the hand-made file alone" "$(cat "$link" 2>&1)" "optional /elsewhere/spank_ebpf.so"
 rm -f "$link"
 ok_if "an unedited drop-in is removed by uninstall" test ! -e "$conf/spank_ebpf.conf"
 left=$(cd "$D" && find . ! -type d | sort)
-pk_is "nothing else left behind" "$left" ""
+is "nothing else left behind" "$left" ""
 
 done_testing

@@ -18,10 +18,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 # --- lint ---------------------------------------------------------------
 out=$(groff -ww -z -man -t "$page" 2>&1)
-pk_is "groff -ww: no warnings" "$out" ""
+is "groff -ww: no warnings" "$out" ""
 out=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$page" 2>&1 >/dev/null)
-pk_is "man --warnings (as lintian runs it): no warnings" "$out" ""
-pk_unlike "no unsubstituted @VARIABLE@" "$(cat "$page" "$dropin")" '@[A-Za-z_]+@'
+is "man --warnings (as lintian runs it): no warnings" "$out" ""
+unlike "no unsubstituted @VARIABLE@" "$(cat "$page" "$dropin")" '@[A-Za-z_]+@'
 
 # --- both names -----------------------------------------------------------
 mkdir -p "$tmp/man/man8"
@@ -29,43 +29,43 @@ cp "$page" "$tmp/man/man8/spank_ebpf.8"
 cp "${srcdir:-.}/man/slurm-spank-ebpf.8" "$tmp/man/man8/slurm-spank-ebpf.8"
 a=$(MANPATH=$tmp/man MANWIDTH=80 man 8 spank_ebpf 2>&1)
 b=$(MANPATH=$tmp/man MANWIDTH=80 man 8 slurm-spank-ebpf 2>&1)
-pk_like "man spank_ebpf renders" "$a" '^NAME'
-pk_is "man slurm-spank-ebpf shows the same page" "$b" "$a"
-pk_like "NAME lists both names" "$a" 'spank_ebpf, slurm-spank-ebpf - '
+like "man spank_ebpf renders" "$a" '^NAME'
+is "man slurm-spank-ebpf shows the same page" "$b" "$a"
+like "NAME lists both names" "$a" 'spank_ebpf, slurm-spank-ebpf - '
 text=$(MANWIDTH=200 man -l "$page" 2>/dev/null | sed -e 's/[[:space:]]\{1,\}/ /g' -e 's/^ //')
 flat=$(printf '%s\n' "$text" | tr '\n' ' ')
 
 # --- header, sections ------------------------------------------------------
-pk_like "header: section 8, version $VERSION, date $(mkvar DATE)" "$(head -n 3 "$page")" \
+like "header: section 8, version $VERSION, date $(mkvar DATE)" "$(head -n 3 "$page")" \
 	"^\\.TH SPANK_EBPF 8 \"$(mkvar DATE)\" \"slurm\\\\-spank\\\\-ebpf $VERSION\""
 for s in NAME SYNOPSIS DESCRIPTION ARGUMENTS "USER OPTION" INSTALLATION FILES \
 	"FAILURE POLICY" DIAGNOSTICS EXAMPLES "SEE ALSO"; do
-	pk_like "section $s" "$(grep '^\.SH' "$page")" "^\\.SH \"?$s\"?\$"
+	like "section $s" "$(grep '^\.SH' "$page")" "^\\.SH \"?$s\"?\$"
 done
 
 # --- content ----------------------------------------------------------------
 plugindir=$(mkexpand slurmplugindir)
 slurmconfdir=$(mkexpand slurmconfdir)
-pk_like "synopsis: the plugstack line with the configured plugin path" "$flat" \
+like "synopsis: the plugstack line with the configured plugin path" "$flat" \
 	"optional $plugindir/spank_ebpf.so \\[mode=opt-in\\|always\\] \\[unit=UNIT\\] \\[state=FILE\\] \\[systemctl=PATH\\] \\[timeout=SECONDS\\] \\[lock_timeout=SECONDS\\]"
-pk_like "argument mode, default opt-in" "$flat" 'opt-in \(default\)'
-pk_like "argument unit, default" "$flat" 'unit=UNIT .*Default: ebpf_exporter\.service'
-pk_like "argument state, default" "$flat" 'state=FILE .*Default: /run/ebpf_exporter\.refcount'
-pk_like "state: lock, temp and corrupt files" "$flat" 'FILE\.lock .*FILE\.tmp .*FILE\.corrupt'
-pk_like "argument systemctl, default $(mkvar SYSTEMCTL)" "$flat" "systemctl=PATH .*Default: $(mkvar SYSTEMCTL)\\."
-pk_like "argument timeout, 1-600, default 10" "$flat" 'timeout=SECONDS How long each .* from 1 to 600\. Default: 10\.'
-pk_like "argument lock_timeout, 1-600, default 30" "$flat" 'lock_timeout=SECONDS .* from 1 to 600\. Default: 30\.'
-pk_like "user option --ebpf with its help text" "$flat" '--ebpf Enable eBPF observability \(ebpf_exporter\) for this job\.'
-pk_like "install on submit hosts too" "$flat" 'must be installed and declared on every submit host'
-pk_like "restart slurmd after install or upgrade" "$flat" 'Restart slurmd after installing or upgrading the plugin'
-pk_like "the three packages" "$flat" 'slurm-spank-ebpf .*slurm-spank-ebpf-compute .*slurm-spank-ebpf-submit'
-pk_like "failure policy: never drains" "$flat" 'never fails a job and never drains a node'
-pk_like "files: the drop-in, and the link Slurm reads" "$flat" "$slurmconfdir/spank_ebpf\\.conf The plugin's line.* $slurmconfdir/plugstack\\.conf\\.d/spank_ebpf\\.conf A symbolic link to the file above"
-pk_like "files: the preset" "$flat" '50-slurm-spank-ebpf\.preset'
-pk_like "example: opt-in mode" "$text" "optional $plugindir/spank_ebpf\\.so mode=opt-in\$"
-pk_like "example: mode=always" "$text" "optional $plugindir/spank_ebpf\\.so mode=always"
-pk_like "example: sbatch --ebpf" "$text" 'sbatch --ebpf job\.sh'
-pk_like "see also spank(8), slurm.conf(5), plugstack.conf" "$flat" 'spank\(8\) .*plugstack\.conf; slurm\.conf\(5\)'
+like "argument mode, default opt-in" "$flat" 'opt-in \(default\)'
+like "argument unit, default" "$flat" 'unit=UNIT .*Default: ebpf_exporter\.service'
+like "argument state, default" "$flat" 'state=FILE .*Default: /run/ebpf_exporter\.refcount'
+like "state: lock, temp and corrupt files" "$flat" 'FILE\.lock .*FILE\.tmp .*FILE\.corrupt'
+like "argument systemctl, default $(mkvar SYSTEMCTL)" "$flat" "systemctl=PATH .*Default: $(mkvar SYSTEMCTL)\\."
+like "argument timeout, 1-600, default 10" "$flat" 'timeout=SECONDS How long each .* from 1 to 600\. Default: 10\.'
+like "argument lock_timeout, 1-600, default 30" "$flat" 'lock_timeout=SECONDS .* from 1 to 600\. Default: 30\.'
+like "user option --ebpf with its help text" "$flat" '--ebpf Enable eBPF observability \(ebpf_exporter\) for this job\.'
+like "install on submit hosts too" "$flat" 'must be installed and declared on every submit host'
+like "restart slurmd after install or upgrade" "$flat" 'Restart slurmd after installing or upgrading the plugin'
+like "the three packages" "$flat" 'slurm-spank-ebpf .*slurm-spank-ebpf-compute .*slurm-spank-ebpf-submit'
+like "failure policy: never drains" "$flat" 'never fails a job and never drains a node'
+like "files: the drop-in, and the link Slurm reads" "$flat" "$slurmconfdir/spank_ebpf\\.conf The plugin's line.* $slurmconfdir/plugstack\\.conf\\.d/spank_ebpf\\.conf A symbolic link to the file above"
+like "files: the preset" "$flat" '50-slurm-spank-ebpf\.preset'
+like "example: opt-in mode" "$text" "optional $plugindir/spank_ebpf\\.so mode=opt-in\$"
+like "example: mode=always" "$text" "optional $plugindir/spank_ebpf\\.so mode=always"
+like "example: sbatch --ebpf" "$text" 'sbatch --ebpf job\.sh'
+like "see also spank(8), slurm.conf(5), plugstack.conf" "$flat" 'spank\(8\) .*plugstack\.conf; slurm\.conf\(5\)'
 
 # Every log line the admin can meet is explained: each phrase must be in
 # the plugin's sources (so that the page follows the code) and the page.
@@ -99,18 +99,18 @@ it has %lu hard links|it has 2 hard links
 is damaged (%s); kept as %s.corrupt, continuing with the %zu valid job IDs it holds|is damaged (...); kept as /run/ebpf_exporter.refcount.corrupt, continuing with the 3 valid job IDs it holds
 gave up waiting %u s for the lock on %s.lock|gave up waiting 30 s for the lock on /run/ebpf_exporter.refcount.lock
 EOF
-pk_like "diagnostics: the version line names this version" "$flat" "version $VERSION loaded: mode=opt-in"
+like "diagnostics: the version line names this version" "$flat" "version $VERSION loaded: mode=opt-in"
 
 # --- the drop-in and the preset ----------------------------------------------
-pk_is "drop-in: one active line, optional, the configured plugin, opt-in" \
+is "drop-in: one active line, optional, the configured plugin, opt-in" \
 	"$(active_lines "$dropin")" "optional $plugindir/spank_ebpf.so mode=opt-in"
-pk_like "drop-in documents every argument and its default" "$(cat "$dropin")" \
+like "drop-in documents every argument and its default" "$(cat "$dropin")" \
 	'mode=opt-in.*'
 for kv in "unit=ebpf_exporter.service" "state=/run/ebpf_exporter.refcount" \
 	"systemctl=$(mkvar SYSTEMCTL)" "timeout=10 " "lock_timeout=30 "; do
-	pk_like "drop-in documents $kv" "$(cat "$dropin")" "^#[[:space:]]+$kv"
+	like "drop-in documents $kv" "$(cat "$dropin")" "^#[[:space:]]+$kv"
 done
-pk_is "preset: keeps the exporter's service and socket disabled" \
+is "preset: keeps the exporter's service and socket disabled" \
 	"$(active_lines "$preset")" "disable ebpf_exporter.service
 disable ebpf_exporter.socket"
 

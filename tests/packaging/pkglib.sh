@@ -25,53 +25,8 @@ SLURM_MAJMIN=$(mkvar SLURM_MAJMIN)
 # The first release Slurm's plugin check refuses: 22.05 -> 22.06~.
 SLURM_NEXT=$(echo "$SLURM_MAJMIN" | awk -F. '{ printf "%d.%02d~", $1, $2 + 1 }')
 
-_pk_show() {
-	printf '%s\n' "$1" | sed -e 's/^/#     /'
-}
-
-# pk_is DESC GOT WANT: exact comparison.
-pk_is() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-		return 0
-	fi
-	echo "not ok $n - $1"
-	failed=$((failed + 1))
-	echo "#   got:"
-	_pk_show "$2"
-	echo "#   want:"
-	_pk_show "$3"
-	return 1
-}
-
-# pk_like DESC TEXT ERE / pk_unlike DESC TEXT ERE: grep -E over TEXT.
-pk_like() {
-	n=$((n + 1))
-	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
-		echo "ok $n - $1"
-		return 0
-	fi
-	echo "not ok $n - $1"
-	failed=$((failed + 1))
-	echo "#   no line matches: $3"
-	echo "#   in:"
-	_pk_show "$(printf '%s\n' "$2" | tail -n 30)"
-	return 1
-}
-
-pk_unlike() {
-	n=$((n + 1))
-	if ! printf '%s\n' "$2" | grep -Eq -- "$3"; then
-		echo "ok $n - $1"
-		return 0
-	fi
-	echo "not ok $n - $1"
-	failed=$((failed + 1))
-	echo "#   unexpected lines matching: $3"
-	_pk_show "$(printf '%s\n' "$2" | grep -E -- "$3" | head -n 20)"
-	return 1
-}
+# is, like, unlike (tests/lib.sh) do the comparisons.
+_pk_show() { show "$@"; }
 
 # pk_has DESC TEXT STRING: TEXT contains STRING (fixed string).
 pk_has() {

@@ -60,67 +60,8 @@ _sys_t0=$(date +%s)
 
 # --- TAP helpers (counters n and failed are tests/lib.sh's) -----------------
 
-_sys_show() {
-	printf '%s\n' "$1" | sed -e 's/^/#     /'
-}
-
-# is DESC GOT WANT
-is() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		echo "#   got:"
-		_sys_show "$2"
-		echo "#   want:"
-		_sys_show "$3"
-		return 1
-	fi
-}
-
-# like DESC TEXT ERE: some line of TEXT matches ERE.
-like() {
-	n=$((n + 1))
-	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		echo "#   no line matches: $3"
-		echo "#   in (last 30 lines):"
-		_sys_show "$(printf '%s\n' "$2" | tail -n 30)"
-		return 1
-	fi
-}
-
-unlike() {
-	n=$((n + 1))
-	if ! printf '%s\n' "$2" | grep -Eq -- "$3"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		echo "#   unexpected lines matching: $3"
-		_sys_show "$(printf '%s\n' "$2" | grep -E -- "$3" | head -n 20)"
-		return 1
-	fi
-}
-
-# wait_until SECONDS DESC CMD...: poll CMD every 0.2 s.
-wait_until() {
-	local secs=$1 desc=$2 end
-	shift 2
-	end=$(($(date +%s) + secs))
-	until "$@" >/dev/null 2>&1; do
-		if [ "$(date +%s)" -ge "$end" ]; then
-			diag "timed out after ${secs}s waiting for: $desc"
-			return 1
-		fi
-		sleep 0.2
-	done
-}
+# is, like, unlike, wait_until: tests/lib.sh.
+_sys_show() { show "$@"; }
 
 # wait_for SECONDS DESC WANT CMD...: poll until CMD prints WANT.
 _sys_prints() {
