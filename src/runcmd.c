@@ -103,7 +103,7 @@ static void capture(struct runcmd_result *res, const char *buf, size_t n)
 int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *res)
 {
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	long long deadline = now_ms() + timeout_ms;
+	long long start = now_ms(), deadline = start + timeout_ms;
 	int max_fd = highest_fd(), status = 0, i;
 	bool out_open = true;
 	char buf[4096];
@@ -168,6 +168,7 @@ int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *re
 		capture(res, buf, (size_t)n);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	res->elapsed_ms = (unsigned long)(now_ms() - start);
 	if (read(err[0], &res->exec_errno, sizeof(res->exec_errno)) !=
 	    (ssize_t)sizeof(res->exec_errno))
 		res->exec_errno = 0;

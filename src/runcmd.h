@@ -18,6 +18,7 @@ struct runcmd_result {
 	bool signaled;
 	bool timed_out;
 	int exec_errno;      /* non-zero when the program could not be run */
+	unsigned long elapsed_ms; /* from fork() to reaping it */
 	char output[RUNCMD_OUTPUT_MAX + 1];
 	size_t output_len;
 	bool truncated;

@@ -85,6 +85,7 @@ version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeou
 %s job %u|prolog job 42
 refcount now %zu|refcount now 1
 "starting" : "stopping"|starting ebpf_exporter
+"started" : "stopped"|ebpf_exporter started in 850 ms
 job %u already holds %s; refcount stays %zu|job 42 already holds ebpf_exporter.service; refcount stays 1
 job %u holds no reference on %s; refcount stays %zu|job 42 holds no reference on ebpf_exporter.service; refcount stays 0
 failed to %s %s: %s %s %s %s; the job is not affected|failed to start ebpf_exporter.service: /usr/bin/systemctl start ebpf_exporter.service exited with status 5; the job is not affected

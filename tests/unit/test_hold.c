@@ -72,6 +72,10 @@ int main(void)
 	ok(tu_logged("info: spank_ebpf: refcount now 1") &&
 	   tu_logged("info: spank_ebpf: starting ebpf_exporter\n"),
 	   "logs \"refcount now 1\" and \"starting ebpf_exporter\"");
+	ok(tu_logged("info: spank_ebpf: ebpf_exporter started in ") &&
+	   strstr(tu_logs(), "starting ebpf_exporter\n") <
+	   strstr(tu_logs(), "ebpf_exporter started in "),
+	   "then logs how long the start took, after it");
 	ok(update(102, HOLD_ACQUIRE) == HOLD_CHANGED, "second prolog joins, no call");
 	s = state_text();
 	ok(!strcmp(s, "2\n101\n102\n"), "state shows 2");
@@ -84,6 +88,8 @@ int main(void)
 	ok(update(102, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "last epilog stops");
 	ok(tu_logged("refcount now 0") && tu_logged("stopping ebpf_exporter\n"),
 	   "logs \"refcount now 0\" and \"stopping ebpf_exporter\"");
+	ok(tu_logged("info: spank_ebpf: ebpf_exporter stopped in "),
+	   "and how long the stop took");
 	s = state_text();
 	ok(!strcmp(s, "0\n"), "state empty");
 	free(s);
@@ -125,6 +131,7 @@ int main(void)
 	   tu_logged("exited with status 1"), "error names the unit and the exit status");
 	ok(tu_logged("systemctl: Job for ebpf_exporter.service failed"),
 	   "systemctl's own message is in the log");
+	ok(!tu_logged("started in"), "no \"started in\" line for a failed start");
 	ev = update(301, HOLD_RELEASE);
 	ok(ev == (HOLD_CHANGED | HOLD_STOPPED | HOLD_UNIT_FAILED), "failed stop reported");
 

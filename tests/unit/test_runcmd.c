@@ -42,12 +42,18 @@ int main(void)
 	runcmd_describe(&res, 2000, why, sizeof(why));
 	ok(!strcmp(why, "exited with status 5"), "described: %s", why);
 
+	rc = run_sh("sleep 0.2", 2000, &res);
+	ok(rc == 0 && res.elapsed_ms >= 200 && res.elapsed_ms < 1500,
+	   "elapsed time measured: %lu ms for sleep 0.2", res.elapsed_ms);
+
 	ok(run_sh("kill -SEGV $$", 2000, &res) < 0 && res.signaled && res.term_signal == SIGSEGV,
 	   "crash reported as a signal");
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	rc = run_sh("sleep 30 & sleep 30; echo never", 1000, &res);
 	ok(rc < 0 && res.timed_out, "hang: timed out");
+	ok(res.elapsed_ms >= 1000 && res.elapsed_ms < 2000,
+	   "... elapsed covers the wait: %lu ms", res.elapsed_ms);
 	ok(elapsed(&t) < 2.0, "... killed after about 1 s (%.2f s)", elapsed(&t));
 	runcmd_describe(&res, 1000, why, sizeof(why));
 	ok(!strcmp(why, "timed out after 1 s and was killed"), "described: %s", why);
