@@ -14,6 +14,17 @@ chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 args="state=$work/state systemctl=/bin/true"
 raw=$work/raw
+null=$builddir/bench/.libs/spank_null.so
+# BENCH_QUICK=1 (tests/bench.sh): a twentieth of the iterations, 50 jobs
+# end to end, one release with 2 jobs per unit: every figure, quickly.
+quick=${BENCH_QUICK:-}
+it() {
+	if [ -n "$quick" ]; then echo $((($1 + 19) / 20)); else echo "$1"; fi
+}
+if [ -n "$quick" ]; then
+	: "${BENCH_E2E_RUNS:=1}" "${BENCH_E2E_JOBS:=50}"
+	: "${BENCH_SYSTEMD_SUITES:=bookworm}" "${BENCH_SYSTEMD_CYCLES:=2}"
+fi
 
 echo "# Benchmark run"
 echo
@@ -23,38 +34,71 @@ echo "- kernel: $(uname -r); state file on $(df -T "$work" | awk 'NR==2 {print $
 echo "- plugin: $so ($(ls -l "$so" | awk '{print $5}') bytes); $runs runs each"
 echo
 
-# stat NAME FIELD: median and min-max of FIELD over the runs of NAME.
+# stat NAME FIELD: median and min-max of FIELD over the runs of NAME
+# (whole numbers from 10000 up, so that no figure prints as 2.1e+06).
 stat() {
 	grep "^$1 " "$raw" | tr ' ' '\n' | sed -n "s/^$2=//p" | sort -n |
-		awk '{v[NR]=$1} END {if (NR==0) {print "n/a"; exit}
+		awk 'function f(x) { return x >= 10000 ? sprintf("%.0f", x) : sprintf("%g", x) }
+			{v[NR]=$1} END {if (NR==0) {print "n/a"; exit}
 			m = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2;
-			printf "%g (%g-%g)", m, v[1], v[NR]}'
+			printf "%s (%s-%s)", f(m), f(v[1]), f(v[NR])}'
 }
 
 : > "$raw"
 for r in $(seq "$runs"); do
-	"$hb" "$so" noopt 200000 $args >> "$raw"
-	"$hb" "$so" join 20000 $args >> "$raw"
-	"$hb" "$so" cycle 500 $args >> "$raw"
-	"$hb" "shell:$here" noopt 300 $args | sed 's/^/shell-/' >> "$raw"
-	"$hb" "shell:$here" join 300 $args | sed 's/^/shell-/' >> "$raw"
-	"$hb" "shell:$here" cycle 100 $args | sed 's/^/shell-/' >> "$raw"
+	"$hb" "$so" load "$(it 2000)" >> "$raw"
+	"$hb" "$null" load "$(it 2000)" | sed 's/^/null-/' >> "$raw"
+	"$hb" "$so" noopt "$(it 200000)" $args >> "$raw"
+	"$hb" "$so" join "$(it 20000)" $args >> "$raw"
+	"$hb" "$so" cycle "$(it 500)" $args >> "$raw"
+	"$hb" "shell:$here" noopt "$(it 300)" $args | sed 's/^/shell-/' >> "$raw"
+	"$hb" "shell:$here" join "$(it 300)" $args | sed 's/^/shell-/' >> "$raw"
+	"$hb" "shell:$here" cycle "$(it 100)" $args | sed 's/^/shell-/' >> "$raw"
 	for p in 1 2 8 32 64; do
-		"$hb" "$so" contention $p 200 $args | sed "s/^contention/contention-$p/" >> "$raw"
-		"$hb" "shell:$here" contention $p 20 $args | sed "s/^contention/shell-contention-$p/" >> "$raw"
+		"$hb" "$so" contention $p "$(it 200)" $args | sed "s/^contention/contention-$p/" >> "$raw"
+		"$hb" "shell:$here" contention $p "$(it 20)" $args | sed "s/^contention/shell-contention-$p/" >> "$raw"
 	done
 done
 
 # 3. End to end on a real single-node Slurm (root, Slurm installed):
-# BENCH_E2E_RUNS runs (default 3) of BENCH_E2E_JOBS jobs (default 200).
-e2e_runs=${BENCH_E2E_RUNS:-3}
-if [ "$(id -u)" -eq 0 ] && command -v slurmd >/dev/null 2>&1 && [ "$e2e_runs" -gt 0 ]; then
+# BENCH_E2E_RUNS runs (default 5) of BENCH_E2E_JOBS jobs (default 200).
+e2e_runs=${BENCH_E2E_RUNS:-5}
+e2e_why=
+if [ "$(id -u)" -ne 0 ]; then
+	e2e_why="not run as root"
+elif ! command -v slurmd >/dev/null 2>&1 || ! command -v slurmctld >/dev/null 2>&1; then
+	e2e_why="slurmd or slurmctld missing"
+elif [ "$e2e_runs" -le 0 ]; then
+	e2e_why="BENCH_E2E_RUNS=$e2e_runs"
+fi
+if [ -z "$e2e_why" ]; then
 	for r in $(seq "$e2e_runs"); do
-		for v in none noopt ebpf shell; do
+		for v in none null noopt ebpf shell; do
 			(cd "$builddir" && BENCH_OUT="$raw" SPANK_EBPF_SO="$so" \
 				"$here/e2e.sh" "$v" "${BENCH_E2E_JOBS:-200}" > "$work/e2e-$v.log" 2>&1) ||
-				echo "e2e-$v failed: see below" >&2
+				{ echo "e2e-$v failed:" >&2; tail -n 30 "$work/e2e-$v.log" >&2; }
 		done
+	done
+fi
+
+# 5. The real transition on real systemd, in the system tests' container
+# (root, debootstrap, systemd-nspawn): BENCH_SYSTEMD_CYCLES jobs (default
+# 20) per unit in each of BENCH_SYSTEMD_SUITES (default all three).
+sd_suites=${BENCH_SYSTEMD_SUITES-bookworm trixie sid}
+sd_cycles=${BENCH_SYSTEMD_CYCLES:-20}
+sd_why=
+if [ "$(id -u)" -ne 0 ]; then
+	sd_why="not run as root"
+elif ! command -v debootstrap >/dev/null 2>&1 || ! command -v systemd-nspawn >/dev/null 2>&1; then
+	sd_why="debootstrap or systemd-nspawn (systemd-container) missing"
+elif [ -z "$sd_suites" ]; then
+	sd_why="BENCH_SYSTEMD_SUITES is empty"
+fi
+if [ -z "$sd_why" ]; then
+	for s in $sd_suites; do
+		(cd "$builddir" && BENCH_OUT="$raw" "$here/systemd.sh" "$s" "$sd_cycles" \
+			> "$work/systemd-$s.log" 2>&1) ||
+			{ echo "systemd-$s failed:" >&2; tail -n 30 "$work/systemd-$s.log" >&2; }
 	done
 fi
 
@@ -68,11 +112,9 @@ syscalls() { # MODE N
 }
 sc_noopt=n/a sc_join=n/a sc_cycle=n/a
 if command -v strace >/dev/null 2>&1; then
-	sc_noopt=$(syscalls noopt 2000)
-	sc_join=$(syscalls join 2000)
-	sc_cycle=$(syscalls cycle 200)
-	# The prolog alone for a job without --ebpf.
-	strace -f -o "$work/trace" "$hb" "$so" noopt 1000 $args >/dev/null
+	sc_noopt=$(syscalls noopt "$(it 2000)")
+	sc_join=$(syscalls join "$(it 2000)")
+	sc_cycle=$(syscalls cycle "$(it 200)")
 fi
 
 cat <<EOT
@@ -83,6 +125,8 @@ cat <<EOT
 | (a) job without --ebpf, opt-in | $(stat noopt prolog_ns) | $(stat noopt epilog_ns) | $sc_noopt |
 | (b) opted-in job joining a busy set | $(stat join prolog_ns) | $(stat join epilog_ns) | $sc_join |
 | (c) idle -> busy -> idle, no-op systemctl | $(stat cycle prolog_ns) | $(stat cycle epilog_ns) | $sc_cycle |
+
+Loading the .so, as each prolog and epilog process does (dlopen + dlsym + dlclose, ns): the plugin $(stat load load_ns), the null plugin of part 3 $(stat null-load load_ns).
 
 ## 2. Contention: processes doing join/leave pairs on one state file
 
@@ -96,25 +140,35 @@ cat <<EOT
 
 ## 3. End to end: ${BENCH_E2E_JOBS:-200} short jobs (sbatch --wrap true) on a real localhost $(slurmd -V 2>/dev/null), wall seconds, median (min-max) of $e2e_runs runs
 
-| variant | wall s | jobs/s | vs. no plugin |
-|---|---|---|---|
+| variant | wall s | jobs/s | wall vs. no plugin | CPU s (whole machine) | CPU vs. no plugin |
+|---|---|---|---|---|---|
 EOT
+# ratio A B: A against B in per cent.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%+.1f%%", (a / b - 1) * 100; else print "n/a"}'
+}
 base=$(stat e2e-none wall_s | cut -d' ' -f1)
-for v in none noopt ebpf shell; do
+cbase=$(stat e2e-none cpu_s | cut -d' ' -f1)
+[ -z "$e2e_why" ] && e2e_variants="none null noopt ebpf shell" ||
+	{ echo "Not measured: $e2e_why."; e2e_variants=; }
+for v in $e2e_variants; do
 	w=$(stat e2e-$v wall_s | cut -d' ' -f1)
-	echo "| $v | $(stat e2e-$v wall_s) | $(stat e2e-$v jobs_per_s) | $(awk -v a="$w" -v b="$base" 'BEGIN {if (b > 0 && a > 0) printf "%+.1f%%", (a / b - 1) * 100; else print "n/a"}') |"
+	c=$(stat e2e-$v cpu_s | cut -d' ' -f1)
+	echo "| $v | $(stat e2e-$v wall_s) | $(stat e2e-$v jobs_per_s) | $(ratio "$w" "$base") | $(stat e2e-$v cpu_s) | $(ratio "$c" "$cbase") |"
 done
 cat <<EOT
 
 ## 4. The shell alternative (bench/shell-prolog.sh, shell-epilog.sh: flock(1) + grep, fork+exec per hook)
 
-| case | prolog ns | epilog ns | plugin is cheaper by (prolog) |
-|---|---|---|---|
+| case | prolog ns | epilog ns | plugin is cheaper by (prolog) | (epilog) |
+|---|---|---|---|---|
 EOT
+cheaper() {
+	awk -v a="$(stat "shell-$1" "$2" | cut -d' ' -f1)" -v b="$(stat "$1" "$2" | cut -d' ' -f1)" \
+		'BEGIN {if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.0fx", a / b; else print "n/a"}'
+}
 for m in noopt join cycle; do
-	sp=$(stat shell-$m prolog_ns | cut -d' ' -f1)
-	pp=$(stat $m prolog_ns | cut -d' ' -f1)
-	echo "| $m | $(stat shell-$m prolog_ns) | $(stat shell-$m epilog_ns) | $(awk -v a="$sp" -v b="$pp" 'BEGIN {printf "%.0fx", a/b}') |"
+	echo "| $m | $(stat shell-$m prolog_ns) | $(stat shell-$m epilog_ns) | $(cheaper $m prolog_ns) | $(cheaper $m epilog_ns) |"
 done
 cat <<EOT
 
@@ -124,6 +178,25 @@ EOT
 for p in 1 2 8 32 64; do
 	echo "| $p | $(stat shell-contention-$p hooks_per_s) | $(stat shell-contention-$p prolog_p99_us) | $(stat shell-contention-$p epilog_p99_us) |"
 done
+cat <<EOT
+
+## 5. The real transition on real systemd: systemctl start/stop as the prolog/epilog sees it (ms, median (min-max) of $sd_cycles jobs)
+
+EOT
+if [ -n "$sd_why" ]; then
+	echo "Not measured: $sd_why."
+else
+	echo "| release | Slurm | systemd | unit | start ms | stop ms |"
+	echo "|---|---|---|---|---|---|"
+	for s in $sd_suites; do
+		v=$(grep "^systemd-$s-versions " "$raw" | tail -n 1)
+		for u in standin floor; do
+			echo "| $s | $(echo "$v" | sed -n 's/.* slurm=\([^ ]*\).*/\1/p') | $(echo "$v" | sed -n 's/.* systemd=\([^ ]*\).*/\1/p') | $u | $(stat "systemd-$s-$u" start_ms) | $(stat "systemd-$s-$u" stop_ms) |"
+		done
+	done
+	echo
+	echo "standin: the system tests' ebpf_exporter.service (bpftrace loading perf_event programs; ready when they count and its endpoint answers). floor: a unit running \`sleep infinity\`."
+fi
 echo
 echo "## Raw figures"
 echo
