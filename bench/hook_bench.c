@@ -6,6 +6,8 @@
  *   hook_bench SO join   ITER ARGS...   opted-in job joining/leaving a busy set
  *   hook_bench SO cycle  ITER ARGS...   idle -> busy -> idle (systemctl= a no-op)
  *   hook_bench SO contention PROCS PAIRS ARGS...
+ *   hook_bench SO load   ITER           dlopen + dlsym + dlclose, as every
+ *                                       prolog/epilog process loads it afresh
  *
  * SO may be "shell:DIR" to time the shell alternative instead
  * (DIR/shell-prolog.sh and DIR/shell-epilog.sh, run per call with fork +
@@ -144,7 +146,7 @@ static void call(hook_fn fn, uint32_t job, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	void *so;
+	void *so = NULL;
 	const char *mode;
 	long iter, i;
 	long long t0, tp = 0, te = 0;
@@ -171,6 +173,27 @@ int main(int argc, char **argv)
 	}
 	mode = argv[2];
 	iter = atol(argv[3]);
+
+	if (!strcmp(mode, "load")) {
+		if (!so)
+			return 2;
+		dlclose(so); /* so that each dlopen() below maps it again */
+		for (i = 0; i < iter; i++) {
+			void *h;
+
+			t0 = now_ns();
+			h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+			if (!h || !dlsym(h, "slurm_spank_job_prolog")) {
+				fprintf(stderr, "dlopen: %s\n", dlerror());
+				return 1;
+			}
+			dlclose(h);
+			tp += now_ns() - t0;
+		}
+		if (iter > 0)
+			printf("load iter=%ld load_ns=%.0f\n", iter, (double)tp / (double)iter);
+		return 0;
+	}
 
 	if (!strcmp(mode, "contention")) {
 		int procs = atoi(argv[3]), pairs = atoi(argv[4]), p;
