@@ -1,0 +1,59 @@
+#!/bin/bash
+# The benchmark suite still works: `make bench`'s bench/run.sh, in its
+# quick form (BENCH_QUICK=1: fewer iterations, one run, 50 jobs end to
+# end, bookworm only with 2 jobs per unit), must produce every figure of
+# every part. Timings are not judged here (benchmarks report, they do not
+# pass or fail); what is judged is that each figure exists, and the one
+# count that does not depend on the machine: the syscalls of a job
+# without --ebpf.
+. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/system/lib.sh" # for _sys_in_distcheck only
+
+top=${srcdir:-.}
+builddir=${top_builddir:-$top}
+if _sys_in_distcheck; then
+	echo "1..0 # SKIP the benchmark smoke test does not run under make distcheck (make test runs it)"
+	exit 0
+fi
+need_root
+need_cmd strace slurmd slurmctld sbatch munged debootstrap systemd-nspawn
+[ -x "$builddir/bench/hook_bench" ] || missing "bench/hook_bench (make check builds it)"
+[ -f "$builddir/bench/.libs/spank_null.so" ] || missing "bench/spank_null.so (make check builds it)"
+
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+t0=$(date +%s)
+(cd "$builddir" && BENCH_QUICK=1 sh "$top/bench/run.sh" "$builddir" 1 >"$out" 2>"$err")
+is "bench/run.sh exits 0" "$?" 0
+diag "quick benchmark run took $(($(date +%s) - t0)) s"
+report=$(cat "$out")
+is "nothing on stderr" "$(cat "$err")" ""
+unlike "no part left unmeasured" "$report" 'Not measured|n/a|nan'
+
+num='[0-9][0-9.]*( \([0-9.]+-[0-9.]+\))?'
+like "1a: job without --ebpf, prolog and epilog figures" "$report" \
+	"^\| \(a\) job without --ebpf, opt-in \| $num \| $num \| [0-9]+ \|$"
+like "1b: opted-in job joining a busy set" "$report" \
+	"^\| \(b\) opted-in job joining a busy set \| $num \| $num \| [0-9]+ \|$"
+like "1c: idle -> busy -> idle" "$report" \
+	"^\| \(c\) idle -> busy -> idle, no-op systemctl \| $num \| $num \| [0-9]+ \|$"
+# Not a timing: the prolog of a job without --ebpf makes no syscall, its
+# epilog 3 (open, read, close of the state file).
+is "1a: syscalls per prolog+epilog pair of a job without --ebpf" \
+	"$(printf '%s\n' "$report" | sed -n 's/^| (a) job without --ebpf, opt-in |.*| \([0-9]*\) |$/\1/p')" 3
+for p in 1 2 8 32 64; do
+	like "2: contention with $p processes" "$report" "^\| $p \| $num \| $num \| $num \| $num \| $num \|$"
+done
+for v in none null noopt ebpf shell; do
+	like "3: end to end, $v" "$report" \
+		"^\| $v \| $num \| $num \| [-+][0-9.]+% \| $num \| [-+][0-9.]+% \|$"
+done
+for m in noopt join cycle; do
+	like "4: shell alternative, $m" "$report" "^\| $m \| $num \| $num \| [0-9]+x \| [0-9]+x \|$"
+done
+for u in standin floor; do
+	like "5: real systemd (bookworm), $u unit: start and stop ms" "$report" \
+		"^\| bookworm \| 22\.05\.[^|]+ \| [0-9][^|]* \| $u \| $num \| $num \|$"
+done
+done_testing
