@@ -6,6 +6,9 @@
  *   hook_bench SO join   ITER ARGS...   opted-in job joining/leaving a busy set
  *   hook_bench SO cycle  ITER ARGS...   idle -> busy -> idle (systemctl= a no-op)
  *   hook_bench SO contention PROCS PAIRS ARGS...
+ *   hook_bench SO private PROCS PAIRS ARGS...  the same, but each process
+ *                                       on its own state file: no shared
+ *                                       lock, only the CPUs are shared
  *   hook_bench SO load   ITER           dlopen + dlsym + dlclose, as every
  *                                       prolog/epilog process loads it afresh
  *
@@ -195,22 +198,42 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	if (!strcmp(mode, "contention")) {
+	if (!strcmp(mode, "contention") || !strcmp(mode, "private")) {
+		int private = !strcmp(mode, "private");
 		int procs = atoi(argv[3]), pairs = atoi(argv[4]), p;
 		long long *lat = mmap(NULL, sizeof(long long) * 2 * (size_t)procs * (size_t)pairs,
 				      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		size_t n = (size_t)procs * (size_t)pairs;
 		long long wall;
+		int ready[2], go[2], done[2];
+		char c;
 
 		pargc = argc - 5;
 		pargv = argv + 5;
 		setenv(OPTION_VAR, "", 1);
 		call(prolog, 1, pargc, pargv); /* the anchor: the set stays busy */
-		wall = now_ns();
+		/* All processes start their timed loops together, once set up. */
+		if (pipe(ready) < 0 || pipe(go) < 0 || pipe(done) < 0)
+			return 1;
 		for (p = 0; p < procs; p++) {
 			if (fork() == 0) {
 				uint32_t job = 1000 + (uint32_t)p;
+				char mine[600];
+				int a;
 
+				close(go[1]);
+
+				if (private) {
+					/* state=PATH becomes state=PATH.<p>, with its own anchor. */
+					for (a = 0; a < pargc; a++)
+						if (!strncmp(pargv[a], "state=", 6)) {
+							snprintf(mine, sizeof(mine), "%s.%d", pargv[a], p);
+							pargv[a] = mine;
+						}
+					call(prolog, 1, pargc, pargv);
+				}
+				if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) < 0)
+					_exit(1);
 				for (i = 0; i < pairs; i++) {
 					size_t k = (size_t)p * (size_t)pairs + (size_t)i;
 
@@ -221,17 +244,29 @@ int main(int argc, char **argv)
 					call(epilog, job, pargc, pargv);
 					lat[n + k] = now_ns() - t0;
 				}
+				if (write(done[1], "d", 1) != 1)
+					_exit(1);
+				if (private)
+					call(epilog, 1, pargc, pargv);
 				_exit(0);
 			}
 		}
+		for (p = 0; p < procs; p++)
+			if (read(ready[0], &c, 1) != 1)
+				return 1;
+		wall = now_ns();
+		close(go[1]); /* go: every child's read() returns */
+		for (p = 0; p < procs; p++)
+			if (read(done[0], &c, 1) != 1)
+				return 1;
+		wall = now_ns() - wall;
 		while (wait(NULL) > 0)
 			;
-		wall = now_ns() - wall;
 		call(epilog, 1, pargc, pargv);
 		qsort(lat, n, sizeof(*lat), cmp_ll);
 		qsort(lat + n, n, sizeof(*lat), cmp_ll);
-		printf("contention procs=%d hooks_per_s=%.0f prolog_p50_us=%.1f prolog_p99_us=%.1f epilog_p50_us=%.1f epilog_p99_us=%.1f\n",
-		       procs, 2.0 * (double)n / ((double)wall / 1e9),
+		printf("%s procs=%d hooks_per_s=%.0f prolog_p50_us=%.1f prolog_p99_us=%.1f epilog_p50_us=%.1f epilog_p99_us=%.1f\n",
+		       mode, procs, 2.0 * (double)n / ((double)wall / 1e9),
 		       lat[n / 2] / 1e3, lat[n * 99 / 100] / 1e3,
 		       lat[n + n / 2] / 1e3, lat[n + n * 99 / 100] / 1e3);
 		return 0;

@@ -56,6 +56,7 @@ for r in $(seq "$runs"); do
 	"$hb" "shell:$here" cycle "$(it 100)" $args | sed 's/^/shell-/' >> "$raw"
 	for p in 1 2 8 32 64; do
 		"$hb" "$so" contention $p "$(it 200)" $args | sed "s/^contention/contention-$p/" >> "$raw"
+		"$hb" "$so" private $p "$(it 200)" $args | sed "s/^private/private-$p/" >> "$raw"
 		"$hb" "shell:$here" contention $p "$(it 20)" $args | sed "s/^contention/shell-contention-$p/" >> "$raw"
 	done
 done
@@ -135,6 +136,16 @@ Loading the .so, as each prolog and epilog process does (dlopen + dlsym + dlclos
 EOT
 for p in 1 2 8 32 64; do
 	echo "| $p | $(stat contention-$p hooks_per_s) | $(stat contention-$p prolog_p50_us) | $(stat contention-$p prolog_p99_us) | $(stat contention-$p epilog_p50_us) | $(stat contention-$p epilog_p99_us) |"
+done
+cat <<EOT
+
+The same with each process on its own state file: no shared lock, only the CPUs are shared.
+
+| processes | hooks/s | prolog p50 us | prolog p99 us | epilog p50 us | epilog p99 us |
+|---|---|---|---|---|---|
+EOT
+for p in 1 2 8 32 64; do
+	echo "| $p | $(stat private-$p hooks_per_s) | $(stat private-$p prolog_p50_us) | $(stat private-$p prolog_p99_us) | $(stat private-$p epilog_p50_us) | $(stat private-$p epilog_p99_us) |"
 done
 cat <<EOT
 

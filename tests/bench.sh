@@ -43,7 +43,8 @@ like "1c: idle -> busy -> idle" "$report" \
 is "1a: syscalls per prolog+epilog pair of a job without --ebpf" \
 	"$(printf '%s\n' "$report" | sed -n 's/^| (a) job without --ebpf, opt-in |.*| \([0-9]*\) |$/\1/p')" 3
 for p in 1 2 8 32 64; do
-	like "2: contention with $p processes" "$report" "^\| $p \| $num \| $num \| $num \| $num \| $num \|$"
+	is "2: contention with $p processes, shared and private state files" \
+		"$(printf '%s\n' "$report" | grep -cE "^\| $p \| $num \| $num \| $num \| $num \| $num \|$")" 2
 done
 for v in none null noopt ebpf shell; do
 	like "3: end to end, $v" "$report" \
