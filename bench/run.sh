@@ -131,22 +131,20 @@ Loading the .so, as each prolog and epilog process does (dlopen + dlsym + dlclos
 
 ## 2. Contention: processes doing join/leave pairs on one state file
 
-| processes | hooks/s | prolog p50 us | prolog p99 us | epilog p50 us | epilog p99 us |
-|---|---|---|---|---|---|
 EOT
-for p in 1 2 8 32 64; do
-	echo "| $p | $(stat contention-$p hooks_per_s) | $(stat contention-$p prolog_p50_us) | $(stat contention-$p prolog_p99_us) | $(stat contention-$p epilog_p50_us) | $(stat contention-$p epilog_p99_us) |"
-done
-cat <<EOT
-
-The same with each process on its own state file: no shared lock, only the CPUs are shared.
-
-| processes | hooks/s | prolog p50 us | prolog p99 us | epilog p50 us | epilog p99 us |
-|---|---|---|---|---|---|
-EOT
-for p in 1 2 8 32 64; do
-	echo "| $p | $(stat private-$p hooks_per_s) | $(stat private-$p prolog_p50_us) | $(stat private-$p prolog_p99_us) | $(stat private-$p epilog_p50_us) | $(stat private-$p epilog_p99_us) |"
-done
+# contention_table NAME: one row per process count of contention-N or private-N.
+contention_table() {
+	echo "| processes | hooks/s | prolog p50 us | prolog p99 us | epilog p50 us | epilog p99 us |"
+	echo "|---|---|---|---|---|---|"
+	for p in 1 2 8 32 64; do
+		echo "| $p | $(stat "$1-$p" hooks_per_s) | $(stat "$1-$p" prolog_p50_us) | $(stat "$1-$p" prolog_p99_us) | $(stat "$1-$p" epilog_p50_us) | $(stat "$1-$p" epilog_p99_us) |"
+	done
+}
+contention_table contention
+echo
+echo "The same with each process on its own state file: no shared lock, only the CPUs are shared."
+echo
+contention_table private
 cat <<EOT
 
 ## 3. End to end: ${BENCH_E2E_JOBS:-200} short jobs (sbatch --wrap true) on a real localhost $(slurmd -V 2>/dev/null), wall seconds, median (min-max) of $e2e_runs runs
