@@ -83,6 +83,18 @@ wait_until() {
 	done
 }
 
+# The plugin's lines for one job alone on the node, from prolog to epilog
+# (durations as "N"; pipe the log through plugin_cycle_normalize first).
+plugin_cycle_log() {
+	printf 'spank_ebpf: %s\n' "prolog job $1" "refcount now 1" "starting ebpf_exporter" \
+		"ebpf_exporter started in N ms" "epilog job $1" "refcount now 0" \
+		"stopping ebpf_exporter" "ebpf_exporter stopped in N ms"
+}
+
+plugin_cycle_normalize() {
+	sed 's/ in [0-9][0-9]* ms$/ in N ms/'
+}
+
 done_testing() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
