@@ -7,7 +7,7 @@ set -eu
 builddir=${1:-.}
 runs=${2:-5}
 here=$(cd "$(dirname "$0")" && pwd)
-so=$builddir/src/.libs/spank_ebpf.so
+so=$builddir/src/spank/.libs/spank_ebpf.so
 hb=$builddir/bench/hook_bench
 work=$(mktemp -d /dev/shm/spank-ebpf-bench.XXXXXX 2>/dev/null || mktemp -d)
 chmod 755 "$work"

@@ -4,7 +4,7 @@
 # other undefined symbol resolvable from a Slurm process.
 . "${srcdir:-.}/tests/lib.sh"
 
-so=${SPANK_EBPF_SO:-src/.libs/spank_ebpf.so}
+so=${SPANK_EBPF_SO:-src/spank/.libs/spank_ebpf.so}
 need_cmd nm readelf
 
 ok_if "plugin built" test -f "$so"

@@ -65,7 +65,7 @@ e2e_setup() {
 	fi
 
 	top=${srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-	E2E_SO=${SPANK_EBPF_SO:-$top/src/.libs/spank_ebpf.so}
+	E2E_SO=${SPANK_EBPF_SO:-$top/src/spank/.libs/spank_ebpf.so}
 	E2E_DOUBLE_SRC=${SYSTEMCTL_DOUBLE:-$top/tests/bin/systemctl-double}
 	[ -f "$E2E_SO" ] || missing "built plugin $E2E_SO (run make first)"
 	[ -f "$E2E_DOUBLE_SRC" ] || missing "systemctl double $E2E_DOUBLE_SRC"

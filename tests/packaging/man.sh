@@ -8,7 +8,7 @@
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 
 need_cmd groff man
-page=$top_builddir/man/spank_ebpf.8
+page=$top_builddir/src/spank/spank_ebpf.8
 dropin=$top_builddir/etc/spank_ebpf.conf
 preset=${srcdir:-.}/etc/50-slurm-spank-ebpf.preset
 [ -f "$page" ] && [ -f "$dropin" ] || missing "built man page and drop-in (run make first)"
@@ -69,7 +69,7 @@ like "see also spank(8), slurm.conf(5), plugstack.conf" "$flat" 'spank\(8\) .*pl
 
 # Every log line the admin can meet is explained: each phrase must be in
 # the plugin's sources (so that the page follows the code) and the page.
-src=$(cat "${srcdir:-.}"/src/*.c)
+src=$(cat "${srcdir:-.}"/src/*/*.c)
 while IFS='|' read -r code doc; do
 	[ -n "$code" ] || continue
 	n=$((n + 1))

@@ -114,7 +114,7 @@ sys_setup() {
 	SYS_TOP=${srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 	SYS_BUILDDIR=${top_builddir:-}
 	if [ -z "$SYS_BUILDDIR" ] && [ -n "${SPANK_EBPF_SO:-}" ]; then
-		SYS_BUILDDIR=${SPANK_EBPF_SO%/src/.libs/spank_ebpf.so}
+		SYS_BUILDDIR=${SPANK_EBPF_SO%/src/spank/.libs/spank_ebpf.so}
 	fi
 	SYS_BUILDDIR=${SYS_BUILDDIR:-$SYS_TOP}
 	SYS_FILES=$SYS_TOP/tests/system/files
