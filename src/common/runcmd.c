@@ -100,17 +100,36 @@ static void capture(struct runcmd_result *res, const char *buf, size_t n)
 	res->output[res->output_len] = '\0';
 }
 
+/* A SIGCHLD disposition of SIG_IGN or SA_NOCLDWAIT (inherited across
+ * execve from whoever started us) makes the kernel reap our child before
+ * we can: waitid() then fails with ECHILD and the exit status is lost.
+ * Put the default back for the call, and only then. */
+static bool sigchld_default(struct sigaction *saved)
+{
+	struct sigaction dfl;
+
+	if (sigaction(SIGCHLD, NULL, saved) < 0 ||
+	    (saved->sa_handler != SIG_IGN && !(saved->sa_flags & SA_NOCLDWAIT)))
+		return false;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	return sigaction(SIGCHLD, &dfl, NULL) == 0;
+}
+
 int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *res)
 {
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	long long start = now_ms(), deadline = start + timeout_ms;
 	int max_fd = highest_fd(), status = 0, i;
-	bool out_open = true;
+	bool out_open = true, restore;
+	struct sigaction saved;
 	char buf[4096];
 	pid_t pid;
 	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
+	restore = sigchld_default(&saved);
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
 		res->exec_errno = errno;
 		goto out;
@@ -156,8 +175,9 @@ int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *re
 		/* WNOWAIT leaves a zombie holding the PID, so the process group
 		 * ID cannot be reused before we kill the group below. */
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    si.si_pid == pid)
+		i = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+		if ((i == 0 && si.si_pid == pid) ||
+		    (i < 0 && errno == ECHILD)) /* reaped by someone else after all */
 			break;
 	}
 	/* Whatever it left in its group (or all of it, on a timeout) dies. */
@@ -166,9 +186,14 @@ int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *re
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	for (i = 0; out_open && i < 64 && (n = read(out[0], buf, sizeof(buf))) > 0; i++)
 		capture(res, buf, (size_t)n);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((i = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	res->elapsed_ms = (unsigned long)(now_ms() - start);
+	if (i < 0) {
+		/* Gone without a status: never report it as a success. */
+		res->lost = true;
+		goto out;
+	}
 	if (read(err[0], &res->exec_errno, sizeof(res->exec_errno)) !=
 	    (ssize_t)sizeof(res->exec_errno))
 		res->exec_errno = 0;
@@ -180,6 +205,8 @@ int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *re
 		res->term_signal = WTERMSIG(status);
 	}
 out:
+	if (restore)
+		sigaction(SIGCHLD, &saved, NULL);
 	if (out[0] >= 0)
 		close(out[0]);
 	if (out[1] >= 0)
@@ -196,6 +223,8 @@ void runcmd_describe(const struct runcmd_result *res, unsigned int timeout_ms,
 {
 	if (res->exec_errno)
 		snprintf(buf, len, "could not be executed: %s", strerror(res->exec_errno));
+	else if (res->lost)
+		snprintf(buf, len, "was reaped by another process; its exit status is unknown");
 	else if (res->timed_out)
 		snprintf(buf, len, "timed out after %u s and was killed", timeout_ms / 1000);
 	else if (res->signaled)

@@ -17,6 +17,7 @@ struct runcmd_result {
 	bool exited;
 	bool signaled;
 	bool timed_out;
+	bool lost;           /* reaped elsewhere: no exit status */
 	int exec_errno;      /* non-zero when the program could not be run */
 	unsigned long elapsed_ms; /* from fork() to reaping it */
 	char output[RUNCMD_OUTPUT_MAX + 1];

@@ -98,6 +98,34 @@ int main(void)
 		ok(pgid == pid && pgid != getpgrp(), "child leads its own process group");
 	}
 
+	/* A host that ignores SIGCHLD (SIG_IGN and SA_NOCLDWAIT survive
+	 * execve): the kernel would reap the child before us. runcmd must
+	 * still see the exit, promptly, and leave the disposition as it was. */
+	{
+		struct sigaction ign, now;
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			memset(&ign, 0, sizeof(ign));
+			ign.sa_handler = k == 0 ? SIG_IGN : SIG_DFL;
+			ign.sa_flags = k == 0 ? 0 : SA_NOCLDWAIT;
+			sigaction(SIGCHLD, &ign, NULL);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			ok(run_sh("exit 0", 3000, &res) == 0 && res.exited && elapsed(&t) < 1.0,
+			   "%s: /bin/sh exit 0 seen as success in %.2f s",
+			   k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT", elapsed(&t));
+			ok(run_sh("exit 4", 3000, &res) < 0 && res.exited && res.exit_status == 4,
+			   "%s: exit status 4 seen", k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT");
+			sigaction(SIGCHLD, NULL, &now);
+			ok(now.sa_handler == ign.sa_handler &&
+			   (now.sa_flags & SA_NOCLDWAIT) == (ign.sa_flags & SA_NOCLDWAIT),
+			   "%s: disposition restored", k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT");
+		}
+		memset(&ign, 0, sizeof(ign));
+		ign.sa_handler = SIG_DFL;
+		sigaction(SIGCHLD, &ign, NULL);
+	}
+
 	/* No zombie left behind. */
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child left to reap");
 	return tap_done();
