@@ -188,6 +188,7 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 		 char *err, size_t errlen)
 {
 	bool seen[K_COUNT] = { false };
+	const char *given[K_COUNT] = { NULL };
 	struct config tmp;
 	int i;
 
@@ -215,9 +216,18 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 		if (seen[k])
 			return fail(err, errlen, arg, "%s given more than once", key_names[k]);
 		seen[k] = true;
+		given[k] = arg;
 		if (apply(&tmp, (enum key)k, arg, eq + 1, err, errlen))
 			return -1;
 	}
+	if (tmp.lock_timeout <= CONFIG_LOCKED_CALLS * tmp.timeout)
+		return fail(err, errlen,
+			    given[K_LOCK_TIMEOUT] ? given[K_LOCK_TIMEOUT] : given[K_TIMEOUT],
+			    "lock_timeout (%u s%s) must be more than %d x timeout (%d x %u s%s = %u s), or a job waiting for the state lock gives up while another job's update is still within its bounds; raise lock_timeout or lower timeout",
+			    tmp.lock_timeout, given[K_LOCK_TIMEOUT] ? "" : ", the default",
+			    CONFIG_LOCKED_CALLS, CONFIG_LOCKED_CALLS, tmp.timeout,
+			    given[K_TIMEOUT] ? "" : ", the default",
+			    CONFIG_LOCKED_CALLS * tmp.timeout);
 	*cfg = tmp;
 	return 0;
 }

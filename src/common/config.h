@@ -14,7 +14,14 @@ enum ebpf_mode { MODE_OPT_IN, MODE_ALWAYS };
 #define DEFAULT_UNIT "ebpf_exporter.service"
 #define DEFAULT_STATE "/run/ebpf_exporter.refcount"
 #define DEFAULT_TIMEOUT 10      /* seconds per systemctl call */
-#define DEFAULT_LOCK_TIMEOUT 30 /* seconds waiting for the state lock */
+#define DEFAULT_LOCK_TIMEOUT 60 /* seconds waiting for the state lock */
+
+/* The most bounded external calls (each up to timeout=) one holder of the
+ * lock makes: a join that finds the unit dead asks systemd, then starts
+ * it; a reconcile asks Slurm, asks systemd, then starts or stops it. A
+ * waiter must not give up before such a holder is done, so the parser
+ * requires lock_timeout > CONFIG_LOCKED_CALLS x timeout. */
+#define CONFIG_LOCKED_CALLS 3
 
 struct config {
 	enum ebpf_mode mode;

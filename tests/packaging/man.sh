@@ -54,7 +54,7 @@ like "argument state, default" "$flat" 'state=FILE .*Default: /run/ebpf_exporter
 like "state: lock, temp and corrupt files" "$flat" 'FILE\.lock .*FILE\.tmp .*FILE\.corrupt'
 like "argument systemctl, default $(mkvar SYSTEMCTL)" "$flat" "systemctl=PATH .*Default: $(mkvar SYSTEMCTL)\\."
 like "argument timeout, 1-600, default 10" "$flat" 'timeout=SECONDS How long each .* from 1 to 600\. Default: 10\.'
-like "argument lock_timeout, 1-600, default 30" "$flat" 'lock_timeout=SECONDS .* from 1 to 600\. Default: 30\.'
+like "argument lock_timeout, 1-600, default 60, more than 3 x timeout" "$flat" 'lock_timeout=SECONDS .* from 1 to 600\. Default: 60\. It must be more than 3 × timeout'
 like "user option --ebpf with its help text" "$flat" '--ebpf Enable eBPF observability \(ebpf_exporter\) for this job\.'
 like "install on submit hosts too" "$flat" 'must be installed and declared on every submit host'
 like "restart slurmd after install or upgrade" "$flat" 'Restart slurmd after installing or upgrading the plugin'
@@ -81,7 +81,7 @@ while IFS='|' read -r code doc; do
 		failed=$((failed + 1))
 	fi
 done <<'EOF'
-version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us|version VERSION loaded: mode=opt-in unit=ebpf_exporter.service state=... systemctl=... timeout=10s lock_timeout=30s
+version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us|version VERSION loaded: mode=opt-in unit=ebpf_exporter.service state=... systemctl=... timeout=10s lock_timeout=60s
 %s job %u|prolog job 42
 refcount now %zu|refcount now 1
 "starting" : "stopping"|starting ebpf_exporter
@@ -108,7 +108,7 @@ is "drop-in: one active line, optional, the configured plugin, opt-in" \
 like "drop-in documents every argument and its default" "$(cat "$dropin")" \
 	'mode=opt-in.*'
 for kv in "unit=ebpf_exporter.service" "state=/run/ebpf_exporter.refcount" \
-	"systemctl=$(mkvar SYSTEMCTL)" "timeout=10 " "lock_timeout=30 "; do
+	"systemctl=$(mkvar SYSTEMCTL)" "timeout=10 " "lock_timeout=60 "; do
 	like "drop-in documents $kv" "$(cat "$dropin")" "^#[[:space:]]+$kv"
 done
 is "preset: keeps the exporter's service and socket disabled" \

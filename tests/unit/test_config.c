@@ -23,6 +23,17 @@ static const struct row rows[] = {
 	{ { "state=/run/spank_ebpf/state" }, NULL },
 	{ { "systemctl=/bin/systemctl" }, NULL },
 	{ { "timeout=1", "lock_timeout=600" }, NULL },
+	{ { "timeout=10", "lock_timeout=31" }, NULL },
+	{ { "timeout=19" }, NULL },
+	{ { "timeout=20" }, "\"timeout=20\": lock_timeout (60 s, the default) must be more than 3 x timeout (3 x 20 s = 60 s), or a job waiting" },
+	/* A waiter must not give up while one holder legitimately runs its
+	 * bounded calls (three at most): lock_timeout > 3 x timeout. */
+	{ { "lock_timeout=30" }, "\"lock_timeout=30\": lock_timeout (30 s) must be more than 3 x timeout (3 x 10 s, the default = 30 s), or a job waiting" },
+	{ { "timeout=10", "lock_timeout=10" }, "lock_timeout (10 s) must be more than 3 x timeout" },
+	{ { "timeout=5", "lock_timeout=2" }, "lock_timeout (2 s) must be more than 3 x timeout (3 x 5 s = 15 s)" },
+	{ { "timeout=21" }, "\"timeout=21\": lock_timeout (60 s, the default) must be more than 3 x timeout (3 x 21 s = 63 s)" },
+	{ { "timeout=600" }, "lock_timeout (60 s, the default) must be more than 3 x timeout (3 x 600 s = 1800 s)" },
+	{ { "timeout=600", "lock_timeout=600" }, "\"lock_timeout=600\": lock_timeout (600 s) must be more than" },
 	{ { "mode=always", "unit=x.service", "state=/run/x", "systemctl=/usr/bin/systemctl" }, NULL },
 	{ { "mode=sometimes" }, "\"mode=sometimes\": mode must be \"opt-in\" or \"always\"" },
 	{ { "mode=" }, "\"mode=\": empty value for mode" },
@@ -86,7 +97,7 @@ int main(void)
 	ok(!strcmp(cfg.unit, "ebpf_exporter.service"), "default unit");
 	ok(!strcmp(cfg.state, "/run/ebpf_exporter.refcount"), "default state");
 	ok(cfg.systemctl[0] == '/', "default systemctl is absolute: %s", cfg.systemctl);
-	ok(cfg.timeout == 10 && cfg.lock_timeout == 30, "default timeouts 10 s / 30 s");
+	ok(cfg.timeout == 10 && cfg.lock_timeout == 60, "default timeouts 10 s / 60 s");
 
 	/* Values land where they should. */
 	argv[0] = "unit=foo";
