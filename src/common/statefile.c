@@ -227,6 +227,41 @@ fail:
 	return NULL;
 }
 
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Keeps the damaged bytes for the admin as <state>.corrupt: a copy, never
+ * a hard link, so the state file keeps its single link and the next
+ * update can use it whatever it changes. */
+static void keep_corrupt(struct statefile *sf, const char *buf, size_t len)
+{
+	int fd, err = 0;
+
+	if (unlinkat(sf->dirfd, sf->corruptname, 0) < 0 && errno != ENOENT)
+		err = errno;
+	fd = err ? -1 : openat(sf->dirfd, sf->corruptname,
+			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, buf, len) < 0)
+		err = errno;
+	if (fd >= 0 && close(fd) < 0 && !err)
+		err = errno;
+	if (err)
+		log_msg(LOG_ERROR, "cannot keep a copy of the damaged state as %s.corrupt: %s",
+			sf->path, strerror(err));
+}
+
 int statefile_load(struct statefile *sf, struct jobset *set)
 {
 	char small[SMALL_READ], why[160];
@@ -254,39 +289,24 @@ int statefile_load(struct statefile *sf, struct jobset *set)
 		return -1;
 	}
 	rc = jobset_parse(set, buf, len, why, sizeof(why));
-	if (buf != small)
-		free(buf);
 	if (rc < 0) {
+		if (buf != small)
+			free(buf);
 		log_msg(LOG_ERROR, "out of memory reading state file %s", sf->path);
 		return -1;
 	}
-	if (rc > 0) {
-		/* Keep the damaged file for the admin: the next store renames a
-		 * fresh file over the name, so a hard link keeps the old one. */
-		unlinkat(sf->dirfd, sf->corruptname, 0);
-		if (linkat(sf->dirfd, sf->base, sf->dirfd, sf->corruptname, 0) < 0)
-			log_msg(LOG_ERROR, "cannot keep a copy of the damaged state as %s.corrupt: %s",
-				sf->path, strerror(errno));
+	if (rc > 0 && sf->lockfd >= 0) {
+		keep_corrupt(sf, buf, len);
 		log_msg(LOG_ERROR,
 			"state file %s is damaged (%s); kept as %s.corrupt, continuing with the %zu valid job IDs it holds",
 			sf->path, why, sf->path, set->n);
+	} else if (rc > 0) {
+		log_msg(LOG_ERROR, "state file %s is damaged (%s); it holds %zu valid job IDs",
+			sf->path, why, set->n);
 	}
-	return 0;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	if (buf != small)
+		free(buf);
+	return rc;
 }
 
 int statefile_store(struct statefile *sf, const struct jobset *set)

@@ -35,10 +35,11 @@ int statefile_open_locked(struct statefile *sf, const char *path,
 			  unsigned int timeout_ms);
 
 /* Reads the job set. A missing file is an empty set. A damaged file is
- * logged, kept as <state>.corrupt, and whatever valid job IDs it holds are
- * returned. Returns 0, or -1 (logged) when the file is unsafe to use
- * (symlink, hard link, not a regular file, wrong owner or mode) or cannot
- * be read. */
+ * logged, copied to <state>.corrupt (when locked), and whatever valid job
+ * IDs it holds are returned. Returns 0, 1 when the file was damaged (the
+ * caller should store the salvaged set), or -1 (logged) when the file is
+ * unsafe to use (symlink, hard link, not a regular file, wrong owner or
+ * mode) or cannot be read. */
 int statefile_load(struct statefile *sf, struct jobset *set);
 
 /* Atomically replaces the state. Returns 0, or -1 (logged) with the

@@ -21,7 +21,8 @@ b=$(submit -J s16-b --ebpf "$PAYLOAD" s16-b s16-b)
 wait_started s16-b
 like "the join says why it starts the unit again" "$(plugin_log_since "$m")" \
 	"error: spank_ebpf: $UNIT is not running although 1 other jobs hold it; starting it again"
-is "started again by the join, under the lock" "$(calls)" "$START
+is "systemd asked (the cgroup was gone), then started again by the join, under the lock" "$(calls)" "$START
+is-active $UNIT count=2 locked=yes
 start $UNIT count=2 locked=yes"
 is "the second job's payload saw the exporter running, with its cgroup" \
 	"$(snap s16-b.start.active) $(test -d "$CGROUP_UNIT" && echo cgroup)" "yes cgroup"

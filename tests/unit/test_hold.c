@@ -177,7 +177,14 @@ int main(void)
 		ok(update(701, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED) &&
 		   access(unitdir, F_OK) == 0, "start creates the unit's cgroup (double)");
 		ok(update(702, HOLD_ACQUIRE) == HOLD_CHANGED, "join while it runs: no call");
-		rmdir(unitdir); /* the exporter crashed */
+		/* The exporter crashed: its cgroup is gone, systemd says
+		 * inactive. */
+		rmdir(unitdir);
+		snprintf(slice + strlen(slice) - strlen("cgroup/system.slice"),
+			 sizeof(slice) - strlen(slice) + strlen("cgroup/system.slice"),
+			 "bin/active");
+		unlink(slice);
+		snprintf(slice, sizeof(slice), "%s/cgroup/system.slice", dir);
 		tu_clear_logs();
 		ok(update(703, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_RESTARTED),
 		   "join after the unit died: started again");
@@ -188,10 +195,76 @@ int main(void)
 		ok(update(703, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED) &&
 		   access(unitdir, F_OK) < 0, "last leave stops it");
 		log = tu_double_log(dir);
-		ok(count_lines(log, "start ") == 2 && count_lines(log, "stop ") == 1,
-		   "calls: start, start again, stop");
+		ok(count_lines(log, "start ") == 2 && count_lines(log, "stop ") == 1 &&
+		   count_lines(log, "is-active ") == 1,
+		   "calls: start, is-active (the cgroup was gone: systemd asked), start again, stop");
 		free(log);
-		rmdir(slice);
+
+		/* A template instance lives in its own slice: a join finds it
+		 * there and neither asks systemd nor restarts it. */
+		fresh("ok");
+		snprintf(cfg.unit, sizeof(cfg.unit), "ebpf-exporter@gpu.service");
+		ok(update(801, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED),
+		   "template unit: first job starts it");
+		snprintf(unitdir, sizeof(unitdir),
+			 "%s/system-ebpf\\x2dexporter.slice/ebpf-exporter@gpu.service", slice);
+		ok(access(unitdir, F_OK) == 0, "... its cgroup is in system-ebpf\\x2dexporter.slice");
+		ok(update(802, HOLD_ACQUIRE) == HOLD_CHANGED, "template unit: a join calls nothing");
+		ok(!tu_logged("is not running although"), "... and does not call it dead");
+		update(801, HOLD_RELEASE);
+		ok(update(802, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "... the last job stops it");
+		log = tu_double_log(dir);
+		ok(!strcmp(log, "start ebpf-exporter@gpu.service count=1 locked=yes\n"
+				"stop ebpf-exporter@gpu.service count=0 locked=yes\n"),
+		   "template unit: one start, one stop, no other call");
+		free(log);
+
+		/* A unit in a slice of its own (Slice=): the cheap look cannot
+		 * tell, systemd is asked, and only its answer counts. */
+		fresh("ok");
+		snprintf(cfg.unit, sizeof(cfg.unit), "ebpf_exporter.service");
+		{
+			char p[600], custom[400];
+
+			snprintf(p, sizeof(p), "%s/bin/slice", dir);
+			tu_write(p, "monitoring.slice", 16);
+			snprintf(custom, sizeof(custom), "%s/cgroup/monitoring.slice", dir);
+			mkdir(custom, 0755);
+			update(901, HOLD_ACQUIRE);
+			tu_clear_logs();
+			ok(update(902, HOLD_ACQUIRE) == HOLD_CHANGED && !tu_logged("is not running"),
+			   "unit in its own slice, running: a join asks systemd, which says active: no restart");
+			snprintf(p, sizeof(p), "%s/bin/active", dir);
+			unlink(p);
+			ok(update(903, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_RESTARTED),
+			   "... after it died, systemd says inactive: started again");
+			/* systemctl cannot answer: no action on a guess. */
+			unlink(p);
+			tu_double_set(dir, "hang");
+			cfg.timeout = 1;
+			tu_clear_logs();
+			ok(update(904, HOLD_ACQUIRE) == HOLD_CHANGED &&
+			   tu_logged("cannot tell whether ebpf_exporter.service runs (") &&
+			   tu_logged("timed out after 1 s"),
+			   "... systemd does not answer: nothing started, and it says why");
+			cfg.timeout = 2;
+			tu_double_set(dir, "ok");
+			update(901, HOLD_RELEASE);
+			update(902, HOLD_RELEASE);
+			update(903, HOLD_RELEASE);
+			update(904, HOLD_RELEASE);
+			snprintf(p, sizeof(p), "%s/bin/slice", dir);
+			unlink(p);
+			log = tu_double_log(dir);
+			ok(count_lines(log, "is-active ") == 3 && count_lines(log, "start ") == 2 &&
+			   count_lines(log, "stop ") == 1,
+			   "calls: start, is-active x3, one restart, stop");
+			free(log);
+			rmdir(custom);
+		}
+		snprintf(unitdir, sizeof(unitdir), "%s/system-ebpf\\x2dexporter.slice", slice);
+		rmdir(unitdir);
+		ok(rmdir(slice) == 0, "the test's cgroup tree is gone again");
 	}
 
 	/* A damaged file is salvaged, then used. */
@@ -201,5 +274,30 @@ int main(void)
 	s = state_text();
 	ok(!strcmp(s, "2\n55\n56\n"), "salvaged job kept, file rewritten clean");
 	free(s);
+
+	/* A damaged file whose update changes nothing (an epilog of a job
+	 * that holds nothing) must not wedge the state: the next job still
+	 * gets through, and so does every one after it. */
+	fresh("ok");
+	tu_write(cfg.state, "2\n5\n", 4);
+	ok(update(7, HOLD_RELEASE) == HOLD_CHANGED,
+	   "damaged state, epilog of a job holding nothing: no transition, file rewritten clean");
+	ev = update(8, HOLD_ACQUIRE);
+	ok(ev == HOLD_CHANGED, "next prolog goes through (events %d)", ev);
+	ok(!tu_logged("hard links"), "no hard-link refusal");
+	s = state_text();
+	ok(!strcmp(s, "2\n5\n8\n"), "state holds the salvaged job and the new one");
+	ok(count_lines(tu_logs(), "is damaged") == 1, "the damage is reported once");
+	free(s);
+	{
+		char p[600];
+
+		snprintf(p, sizeof(p), "%s.corrupt", cfg.state);
+		s = tu_slurp(p);
+		ok(s && !strcmp(s, "2\n5\n"), "the damaged bytes are kept in .corrupt");
+		free(s);
+	}
+	ok(update(5, HOLD_RELEASE) == HOLD_CHANGED && update(8, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED),
+	   "and later jobs leave normally");
 	return tap_done();
 }

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The exporter's systemd unit. See unit.h. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "runcmd.h"
+#include "unit.h"
+
+/* Logs each line of the program's output, so systemctl's own words about
+ * a failing unit reach the slurmd log. */
+static void log_output(enum log_level level, const struct runcmd_result *res)
+{
+	const char *p = res->output;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		char line[256];
+		int i, j = 0;
+
+		for (i = 0; i < len && j < (int)sizeof(line) - 1; i++)
+			line[j++] = (p[i] >= 0x20 && p[i] < 0x7f) ? p[i] : '?';
+		line[j] = '\0';
+		if (j)
+			log_msg(level, "systemctl: %s", line);
+		p += len + (nl ? 1 : 0);
+	}
+	if (res->truncated)
+		log_msg(level, "systemctl: (output truncated at %d bytes)", RUNCMD_OUTPUT_MAX);
+}
+
+static int systemctl(const struct config *cfg, const char *verb, struct runcmd_result *res)
+{
+	char *argv[] = { (char *)cfg->systemctl, "--no-ask-password", (char *)verb,
+			 "--", (char *)cfg->unit, NULL };
+
+	return runcmd(argv, cfg->timeout * 1000, res);
+}
+
+int unit_action(const struct config *cfg, const char *verb, unsigned long *elapsed_ms)
+{
+	static struct runcmd_result res; /* 4 KiB of output: not on the stack */
+	char display[CONFIG_UNIT_MAX], why[160];
+	bool start = !strcmp(verb, "start");
+
+	config_unit_display(cfg, display, sizeof(display));
+	log_msg(LOG_INFO, "%s %s", start ? "starting" : "stopping", display);
+	if (systemctl(cfg, verb, &res) == 0) {
+		/* How long jobs wait for the unit: systemd's own time plus the
+		 * exporter's start-up (the benchmarks collect this line). */
+		log_msg(LOG_INFO, "%s %s in %lu ms", display, start ? "started" : "stopped",
+			res.elapsed_ms);
+		log_output(LOG_DEBUG, &res);
+		if (elapsed_ms)
+			*elapsed_ms = res.elapsed_ms;
+		return 0;
+	}
+	runcmd_describe(&res, cfg->timeout * 1000, why, sizeof(why));
+	log_msg(LOG_ERROR, "failed to %s %s: %s %s %s %s; the job is not affected",
+		verb, cfg->unit, cfg->systemctl, verb, cfg->unit, why);
+	log_output(LOG_ERROR, &res);
+	if (elapsed_ms)
+		*elapsed_ms = res.elapsed_ms;
+	return -1;
+}
+
+enum unit_state unit_query(const struct config *cfg, char *word, size_t wordlen)
+{
+	static const char *const up[] = { "active", "activating", "reloading", "refreshing" };
+	static const char *const down[] = { "inactive", "failed", "deactivating" };
+	static struct runcmd_result res;
+	char answer[32], why[160];
+	size_t i;
+
+	/* is-active exits non-zero for anything but "active": the answer is
+	 * the first line of its output, as long as it ran to completion. */
+	systemctl(cfg, "is-active", &res);
+	if (!res.exited || res.exec_errno) {
+		runcmd_describe(&res, cfg->timeout * 1000, why, sizeof(why));
+		if (word)
+			snprintf(word, wordlen, "%s is-active %s", cfg->systemctl, why);
+		return UNIT_UNKNOWN;
+	}
+	snprintf(answer, sizeof(answer), "%.*s", (int)strcspn(res.output, "\n"), res.output);
+	if (word)
+		snprintf(word, wordlen, "%s", answer);
+	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++)
+		if (!strcmp(answer, up[i]))
+			return UNIT_ACTIVE;
+	for (i = 0; i < sizeof(down) / sizeof(down[0]); i++)
+		if (!strcmp(answer, down[i]))
+			return UNIT_INACTIVE;
+	if (word)
+		snprintf(word, wordlen, "unexpected answer \"%.20s\" from %s is-active",
+			 answer, cfg->systemctl);
+	return UNIT_UNKNOWN;
+}
+
+/* Where systemd puts the unit's cgroup unless told otherwise: a template
+ * instance "a@b.service" in system.slice/system-a.slice/ ("-" in the
+ * template's name escaped as \x2d), anything else in system.slice/. */
+static void default_cgroup(const struct config *cfg, char *buf, size_t len)
+{
+	const char *at = strchr(cfg->unit, '@');
+	size_t n = 0;
+
+	if (!at) {
+		snprintf(buf, len, "system.slice/%s", cfg->unit);
+		return;
+	}
+	n = (size_t)snprintf(buf, len, "system.slice/system-");
+	for (const char *p = cfg->unit; p < at && n + 5 < len; p++)
+		n += (size_t)snprintf(buf + n, len - n, *p == '-' ? "\\x2d" : "%c", *p);
+	snprintf(buf + n, len - n, ".slice/%s", cfg->unit);
+}
+
+/* 1: the cgroup is there (it runs); 0: not there; -1: no systemd tree. */
+static int cgroup_present(const struct config *cfg)
+{
+	static const char *const hierarchies[] = { "", "/unified", "/systemd" };
+	char rel[2 * CONFIG_UNIT_MAX], path[CONFIG_PATH_MAX + 3 * CONFIG_UNIT_MAX];
+	struct stat st;
+	size_t i;
+
+	default_cgroup(cfg, rel, sizeof(rel));
+	/* The first hierarchy that has systemd's system.slice decides. */
+	for (i = 0; i < sizeof(hierarchies) / sizeof(hierarchies[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s/system.slice", cfg->cgroup_root,
+			 hierarchies[i]);
+		if (stat(path, &st) < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s%s/%s", cfg->cgroup_root, hierarchies[i], rel);
+		return stat(path, &st) == 0;
+	}
+	return -1;
+}
+
+int unit_is_dead(const struct config *cfg)
+{
+	char word[200];
+	enum unit_state st;
+
+	if (cgroup_present(cfg) != 0)
+		return 0; /* running, or no systemd here to ask */
+	st = unit_query(cfg, word, sizeof(word));
+	if (st == UNIT_UNKNOWN)
+		log_msg(LOG_ERROR, "cannot tell whether %s runs (%s); leaving it as it is",
+			cfg->unit, word);
+	return st == UNIT_INACTIVE;
+}

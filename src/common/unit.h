@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The exporter's systemd unit: starting and stopping it, and asking systemd
+ * (never guessing) whether it runs. Every call goes through runcmd: by
+ * absolute path, clean environment, bounded by timeout=. */
+#ifndef SPANK_EBPF_UNIT_H
+#define SPANK_EBPF_UNIT_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+enum unit_state {
+	UNIT_UNKNOWN,   /* systemd could not be asked, or said something else */
+	UNIT_ACTIVE,    /* active, activating, reloading, refreshing */
+	UNIT_INACTIVE,  /* inactive, failed, deactivating: not serving */
+};
+
+/* systemctl start|stop UNIT, logged ("starting X", "X started in N ms",
+ * or the failure with systemctl's own words). *elapsed_ms (may be NULL)
+ * gets the call's duration. Returns 0 on success, -1 on failure. */
+int unit_action(const struct config *cfg, const char *verb, unsigned long *elapsed_ms);
+
+/* systemctl is-active UNIT. word (may be NULL) gets systemd's answer, or
+ * why there is none. */
+enum unit_state unit_query(const struct config *cfg, char *word, size_t wordlen);
+
+/* A join into a busy set: did the unit die under its jobs? The cheap look
+ * (one stat() of the cgroup systemd gives the unit by default) answers
+ * "it runs"; when the cgroup is not where it would be by default (it
+ * stopped, or it lives in another slice), systemd is asked. Returns 1
+ * only when systemd says it is not running; 0 when it runs or nobody can
+ * tell (no systemd cgroup tree, systemctl failed): never act on a guess. */
+int unit_is_dead(const struct config *cfg);
+
+#endif
