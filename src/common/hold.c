@@ -1,13 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A job's hold on the exporter. See hold.h. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hold.h"
 #include "jobset.h"
 #include "log.h"
-#include "statefile.h"
+#include "stats.h"
 #include "unit.h"
+
+int hold_transition(struct statefile *sf, const struct config *cfg, enum hold_event what)
+{
+	bool start = what != HOLD_STOPPED;
+	struct stats add = { { 0 } };
+	unsigned long ms = 0;
+	int ev = start ? HOLD_STARTED : HOLD_STOPPED;
+
+	if (what == HOLD_RESTARTED) {
+		ev |= HOLD_RESTARTED;
+		add.v[STAT_RESTARTS] = 1;
+	}
+	add.v[start ? STAT_STARTS : STAT_STOPS] = 1;
+	if (unit_action(cfg, start ? "start" : "stop", &ms) < 0) {
+		ev |= HOLD_UNIT_FAILED;
+		add.v[start ? STAT_START_FAILURES : STAT_STOP_FAILURES] = 1;
+		stats_update(sf, &add, STAT_COUNT, 0);
+	} else {
+		stats_update(sf, &add, start ? STAT_LAST_START_MS : STAT_LAST_STOP_MS, ms);
+	}
+	return ev;
+}
 
 int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 		int *events)
@@ -48,19 +71,13 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 	log_msg(LOG_INFO, "refcount now %zu", set.n);
 
 	if (before == 0 && set.n > 0) {
-		ev |= HOLD_STARTED;
-		if (unit_action(cfg, "start", NULL) < 0)
-			ev |= HOLD_UNIT_FAILED;
+		ev |= hold_transition(&sf, cfg, HOLD_STARTED);
 	} else if (before > 0 && set.n == 0) {
-		ev |= HOLD_STOPPED;
-		if (unit_action(cfg, "stop", NULL) < 0)
-			ev |= HOLD_UNIT_FAILED;
+		ev |= hold_transition(&sf, cfg, HOLD_STOPPED);
 	} else if (op == HOLD_ACQUIRE && unit_is_dead(cfg)) {
 		log_msg(LOG_ERROR, "%s is not running although %zu other jobs hold it; starting it again",
 			cfg->unit, before);
-		ev |= HOLD_STARTED | HOLD_RESTARTED;
-		if (unit_action(cfg, "start", NULL) < 0)
-			ev |= HOLD_UNIT_FAILED;
+		ev |= hold_transition(&sf, cfg, HOLD_RESTARTED);
 	}
 out:
 	statefile_close(&sf);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "statefile.h"
 
 enum hold_op { HOLD_ACQUIRE, HOLD_RELEASE };
 
@@ -33,6 +34,12 @@ enum hold_event {
  * logged and reported through *events. events may be NULL. */
 int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 		int *events);
+
+/* For the protocol's other operations (reconcile): with the lock held,
+ * run systemctl start (what = HOLD_STARTED, or HOLD_RESTARTED for a unit
+ * that died under its jobs) or stop (HOLD_STOPPED), logged and counted in
+ * <state>.stats. Returns the hold_event bits of what happened. */
+int hold_transition(struct statefile *sf, const struct config *cfg, enum hold_event what);
 
 /* Lock-free: does the state name this job? A hint only. */
 int hold_is_held(const struct config *cfg, uint32_t job);

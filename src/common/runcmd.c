@@ -34,7 +34,8 @@ static long long now_ms(void)
 }
 
 /* Only async-signal-safe calls between fork() and execve(). */
-static void child(char *const argv[], int out_fd, int err_fd, int max_fd)
+static void child(char *const argv[], char *const envp[], int out_fd, int err_fd,
+		  int max_fd)
 {
 	struct sigaction sa;
 	sigset_t none;
@@ -67,7 +68,7 @@ static void child(char *const argv[], int out_fd, int err_fd, int max_fd)
 	for (fd = 3; fd <= max_fd; fd++)
 		if (fd != err_fd)
 			close(fd);
-	execve(argv[0], argv, clean_env);
+	execve(argv[0], argv, envp);
 fail:
 	fd = errno;
 	if (err_fd >= 0 && write(err_fd, &fd, sizeof(fd)) < 0) {
@@ -119,6 +120,13 @@ static bool sigchld_default(struct sigaction *saved)
 
 int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *res)
 {
+	return runcmd_env(argv, NULL, timeout_ms, res);
+}
+
+int runcmd_env(char *const argv[], char *const extra_env[], unsigned int timeout_ms,
+	       struct runcmd_result *res)
+{
+	char *envp[sizeof(clean_env) / sizeof(clean_env[0]) + RUNCMD_EXTRA_ENV_MAX];
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	long long start = now_ms(), deadline = start + timeout_ms;
 	int max_fd = highest_fd(), status = 0, i;
@@ -129,6 +137,12 @@ int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *re
 	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
+	/* Built before fork(): the child only calls async-signal-safe code. */
+	for (n = 0; clean_env[n]; n++)
+		envp[n] = clean_env[n];
+	for (i = 0; extra_env && extra_env[i] && i < RUNCMD_EXTRA_ENV_MAX - 1; i++)
+		envp[n++] = extra_env[i];
+	envp[n] = NULL;
 	restore = sigchld_default(&saved);
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
 		res->exec_errno = errno;
@@ -140,7 +154,7 @@ int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *re
 		goto out;
 	}
 	if (pid == 0)
-		child(argv, out[1], err[1], max_fd);
+		child(argv, envp, out[1], err[1], max_fd);
 	/* Also in the parent, so there is no window where the child's group
 	 * does not exist yet when we want to kill it. */
 	setpgid(pid, pid);

@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define RUNCMD_OUTPUT_MAX 4096  /* captured bytes; the rest is drained */
+#define RUNCMD_OUTPUT_MAX 65536 /* captured bytes; the rest is drained */
+#define RUNCMD_EXTRA_ENV_MAX 4
 
 struct runcmd_result {
 	int exit_status;     /* valid when exited */
@@ -28,6 +29,12 @@ struct runcmd_result {
 /* Runs argv[0] (an absolute path). Returns 0 when it exited with status
  * 0, -1 otherwise; *res says what happened either way. */
 int runcmd(char *const argv[], unsigned int timeout_ms, struct runcmd_result *res);
+
+/* The same, with up to RUNCMD_EXTRA_ENV_MAX - 1 "NAME=value" strings added
+ * to the fixed environment (the admin command passes SLURM_CONF on to
+ * squeue). */
+int runcmd_env(char *const argv[], char *const extra_env[], unsigned int timeout_ms,
+	       struct runcmd_result *res);
 
 /* One line for a log message: "exited with status 5", "timed out after
  * 10 s and was killed", "could not be executed: No such file...". */

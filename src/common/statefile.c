@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,7 +85,6 @@ static int open_dir(struct statefile *sf)
 		 sf->path);
 	snprintf(sf->base, sizeof(sf->base), "%s", slash + 1);
 	snprintf(sf->lockname, sizeof(sf->lockname), "%s.lock", sf->base);
-	snprintf(sf->tmpname, sizeof(sf->tmpname), "%s.tmp", sf->base);
 	snprintf(sf->corruptname, sizeof(sf->corruptname), "%s.corrupt", sf->base);
 
 	sf->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -148,12 +149,17 @@ static const char *lockpath(const struct statefile *sf)
 	return buf;
 }
 
-int statefile_open_locked(struct statefile *sf, const char *path,
-			  unsigned int timeout_ms)
+int statefile_open(struct statefile *sf, const char *path)
 {
 	sf->path = path;
 	sf->dirfd = sf->lockfd = -1;
-	if (open_dir(sf) < 0)
+	return open_dir(sf);
+}
+
+int statefile_open_locked(struct statefile *sf, const char *path,
+			  unsigned int timeout_ms)
+{
+	if (statefile_open(sf, path) < 0)
 		return -1;
 	sf->lockfd = openat(sf->dirfd, sf->lockname,
 			    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
@@ -309,26 +315,24 @@ int statefile_load(struct statefile *sf, struct jobset *set)
 	return rc;
 }
 
-int statefile_store(struct statefile *sf, const struct jobset *set)
+/* Atomically replaces <state><suffix> with buf: write <state><suffix>.tmp,
+ * rename it over. The lock must be held (the .tmp is shared by writers). */
+static int replace(struct statefile *sf, const char *suffix, const char *what,
+		   const char *buf, size_t len)
 {
-	char small[SMALL_READ];
-	size_t cap = jobset_text_size(set), len;
-	char *buf = cap <= sizeof(small) ? small : malloc(cap);
+	char name[CONFIG_PATH_MAX + 16], tmpname[CONFIG_PATH_MAX + 24];
 	const char *step = "write";
 	int fd = -1, err;
 
-	if (!buf) {
-		log_msg(LOG_ERROR, "out of memory writing state file %s", sf->path);
-		return -1;
-	}
-	len = jobset_format(set, buf, cap);
+	snprintf(name, sizeof(name), "%s%s", sf->base, suffix);
+	snprintf(tmpname, sizeof(tmpname), "%s%s.tmp", sf->base, suffix);
 	/* A leftover from a killed writer is ours to replace: the lock is held. */
-	if (unlinkat(sf->dirfd, sf->tmpname, 0) < 0 && errno != ENOENT) {
+	if (unlinkat(sf->dirfd, tmpname, 0) < 0 && errno != ENOENT) {
 		step = "remove stale";
 		goto fail;
 	}
 	step = "create";
-	fd = openat(sf->dirfd, sf->tmpname,
+	fd = openat(sf->dirfd, tmpname,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto fail;
@@ -343,21 +347,97 @@ int statefile_store(struct statefile *sf, const struct jobset *set)
 	if (err < 0)
 		goto fail;
 	step = "rename";
-	if (renameat(sf->dirfd, sf->tmpname, sf->dirfd, sf->base) < 0)
+	if (renameat(sf->dirfd, tmpname, sf->dirfd, name) < 0)
 		goto fail;
-	if (buf != small)
-		free(buf);
 	return 0;
 fail:
 	err = errno;
 	if (fd >= 0)
 		close(fd);
-	unlinkat(sf->dirfd, sf->tmpname, 0);
+	unlinkat(sf->dirfd, tmpname, 0);
+	log_msg(LOG_ERROR, "cannot update %s file %s%s (%s of %s%s.tmp failed: %s); previous %s kept",
+		what, sf->path, suffix, step, sf->path, suffix, strerror(err), what);
+	return -1;
+}
+
+int statefile_store(struct statefile *sf, const struct jobset *set)
+{
+	char small[SMALL_READ];
+	size_t cap = jobset_text_size(set), len;
+	char *buf = cap <= sizeof(small) ? small : malloc(cap);
+	int rc;
+
+	if (!buf) {
+		log_msg(LOG_ERROR, "out of memory writing state file %s", sf->path);
+		return -1;
+	}
+	len = jobset_format(set, buf, cap);
+	rc = replace(sf, "", "state", buf, len);
 	if (buf != small)
 		free(buf);
-	log_msg(LOG_ERROR, "cannot update state file %s (%s of %s.tmp failed: %s); previous state kept",
-		sf->path, step, sf->path, strerror(err));
-	return -1;
+	return rc;
+}
+
+int statefile_read_aux(struct statefile *sf, const char *suffix, char *buf,
+		       size_t cap, size_t *len)
+{
+	char name[CONFIG_PATH_MAX + 16], path[2 * CONFIG_PATH_MAX + 16];
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s%s", sf->base, suffix);
+	snprintf(path, sizeof(path), "%s%s", sf->path, suffix);
+	*len = 0;
+	buf[0] = '\0';
+	fd = openat(sf->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0) {
+		refuse_open("file", path, errno);
+		return -1;
+	}
+	if (check_file(fd, "file", path, NULL) < 0) {
+		close(fd);
+		return -1;
+	}
+	do
+		n = read(fd, buf, cap - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0) {
+		log_msg(LOG_ERROR, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	*len = (size_t)n;
+	buf[n] = '\0';
+	return 0;
+}
+
+int statefile_write_aux(struct statefile *sf, const char *suffix, const char *what,
+			const char *buf, size_t len)
+{
+	return replace(sf, suffix, what, buf, len);
+}
+
+int statefile_has_aux(struct statefile *sf, const char *suffix)
+{
+	char name[CONFIG_PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%s%s", sf->base, suffix);
+	return fstatat(sf->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+int statefile_on_tmpfs(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[CONFIG_PATH_MAX];
+	struct statfs fs;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (statfs(dir, &fs) < 0)
+		return -1;
+	return fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
 }
 
 int statefile_peek(const char *path, uint32_t job)

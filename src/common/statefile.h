@@ -10,7 +10,8 @@
  *   <state>.lock     flock()ed while updating; never removed, and released
  *                    by the kernel when its holder dies
  *   <state>.tmp      the next state, before its rename
- *   <state>.corrupt  the last damaged state file, kept for inspection */
+ *   <state>.corrupt  a copy of the last damaged state file, for inspection
+ *   <state>.stats    counters of transitions (see stats.h), and its .tmp */
 #ifndef SPANK_EBPF_STATEFILE_H
 #define SPANK_EBPF_STATEFILE_H
 
@@ -25,9 +26,12 @@ struct statefile {
 	int lockfd;
 	char base[CONFIG_PATH_MAX];
 	char lockname[CONFIG_PATH_MAX + 16];
-	char tmpname[CONFIG_PATH_MAX + 16];
 	char corruptname[CONFIG_PATH_MAX + 16];
 };
+
+/* Opens and checks the directory, without the lock: for readers (status,
+ * metrics), whom atomic renames keep safe. Returns 0, or -1 (logged). */
+int statefile_open(struct statefile *sf, const char *path);
 
 /* Opens and checks the directory, then the lock file, and takes the lock,
  * waiting at most timeout_ms. Returns 0, or -1 after logging why. */
@@ -45,6 +49,20 @@ int statefile_load(struct statefile *sf, struct jobset *set);
 /* Atomically replaces the state. Returns 0, or -1 (logged) with the
  * previous state left intact. */
 int statefile_store(struct statefile *sf, const struct jobset *set);
+
+/* The small files beside the state, named <state><suffix> (".stats"):
+ * read (same safety checks; at most cap - 1 bytes, NUL-terminated;
+ * returns 0, 1 when missing, -1 logged) and replaced atomically (lock
+ * held; what names it in messages; returns 0 or -1 logged). has_aux: does it exist (".corrupt")? */
+int statefile_read_aux(struct statefile *sf, const char *suffix, char *buf,
+		       size_t cap, size_t *len);
+int statefile_write_aux(struct statefile *sf, const char *suffix, const char *what,
+			const char *buf, size_t len);
+int statefile_has_aux(struct statefile *sf, const char *suffix);
+
+/* Is the state's directory on tmpfs (as it must be, so that a reboot
+ * forgets the jobs)? 1 yes, 0 no, -1 cannot tell. */
+int statefile_on_tmpfs(const char *path);
 
 /* Releases the lock and closes everything. Safe on a failed open. */
 void statefile_close(struct statefile *sf);

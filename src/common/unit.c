@@ -41,7 +41,7 @@ static int systemctl(const struct config *cfg, const char *verb, struct runcmd_r
 
 int unit_action(const struct config *cfg, const char *verb, unsigned long *elapsed_ms)
 {
-	static struct runcmd_result res; /* 4 KiB of output: not on the stack */
+	static struct runcmd_result res; /* 64 KiB of output: not on the stack */
 	char display[CONFIG_UNIT_MAX], why[160];
 	bool start = !strcmp(verb, "start");
 

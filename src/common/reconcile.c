@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Healing a node's holds. See reconcile.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hold.h"
+#include "log.h"
+#include "reconcile.h"
+#include "statefile.h"
+#include "stats.h"
+
+static void count_run(struct statefile *sf, bool dry_run, bool failed, size_t removed)
+{
+	struct stats add = { { 0 } };
+
+	if (dry_run)
+		return;
+	add.v[STAT_RECONCILE_RUNS] = 1;
+	add.v[STAT_RECONCILE_FAILURES] = failed;
+	add.v[STAT_RECONCILE_REMOVED] = removed;
+	stats_update(sf, &add, STAT_COUNT, 0);
+}
+
+/* Drops the jobs Slurm says are gone. Returns how many, or -1 (unsure). */
+static long drop_gone(const struct slurm_ask *ask, struct jobset *set, bool dry_run,
+		      struct reconcile_report *rep)
+{
+	struct job_answer *ans;
+	struct jobset gone;
+	size_t i;
+	long n = 0;
+
+	if (set->n == 0)
+		return 0;
+	ans = calloc(set->n, sizeof(*ans));
+	if (!ans) {
+		snprintf(rep->why, sizeof(rep->why), "out of memory");
+		return -1;
+	}
+	if (slurmjobs_ask(ask, set, ans, rep->why, sizeof(rep->why)) < 0) {
+		free(ans);
+		return -1;
+	}
+	jobset_init(&gone);
+	for (i = 0; i < set->n; i++) {
+		if (ans[i].where != JOB_GONE)
+			continue;
+		log_msg(LOG_INFO, "%s job %u from the state: Slurm %s%s%s",
+			dry_run ? "would remove" : "removing", set->ids[i],
+			ans[i].state[0] ? "says it is " : "does not list it on node ",
+			ans[i].state[0] ? ans[i].state : ask->node,
+			ans[i].state[0] ? "" : " any more");
+		if (jobset_add(&gone, set->ids[i]) < 0) {
+			snprintf(rep->why, sizeof(rep->why), "out of memory");
+			n = -1;
+			break;
+		}
+	}
+	for (i = 0; n >= 0 && i < gone.n; i++, n++)
+		jobset_remove(set, gone.ids[i]);
+	jobset_free(&gone);
+	free(ans);
+	return n;
+}
+
+int reconcile_run(const struct config *cfg, const struct slurm_ask *ask, bool dry_run,
+		  struct reconcile_report *rep)
+{
+	struct statefile sf;
+	struct jobset set;
+	char word[200];
+	long removed;
+	int loaded, rc = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	jobset_init(&set);
+	if ((dry_run ? statefile_open(&sf, cfg->state) :
+		       statefile_open_locked(&sf, cfg->state, cfg->lock_timeout * 1000)) < 0 ||
+	    (loaded = statefile_load(&sf, &set)) < 0)
+		goto out;
+	rep->held = set.n;
+	rep->damaged = loaded > 0;
+
+	/* Slurm first: what is left decides what the unit should be. */
+	removed = drop_gone(ask, &set, dry_run, rep);
+	if (removed < 0) {
+		log_msg(LOG_ERROR, "cannot tell which of the %zu held jobs still run here (%s); nothing changed",
+			rep->held, rep->why);
+		count_run(&sf, dry_run, true, 0);
+		rc = 1;
+		goto out;
+	}
+	rep->removed = (size_t)removed;
+	if (!dry_run && (removed > 0 || rep->damaged) && statefile_store(&sf, &set) < 0)
+		goto out;
+	if (removed > 0)
+		log_msg(LOG_INFO, "refcount now %zu", set.n);
+
+	rep->unit = unit_query(cfg, word, sizeof(word));
+	rc = 0;
+	if (rep->unit == UNIT_UNKNOWN) {
+		snprintf(rep->why, sizeof(rep->why), "cannot tell whether %.150s runs: %.200s",
+			 cfg->unit, word);
+		log_msg(LOG_ERROR, "%s; leaving it as it is", rep->why);
+		rc = 1;
+	} else if (set.n == 0 && rep->unit == UNIT_ACTIVE) {
+		log_msg(LOG_INFO, "%s is running but no job holds it: %s", cfg->unit,
+			dry_run ? "would stop it" : "stopping it");
+		rep->unit_events = dry_run ? HOLD_STOPPED : hold_transition(&sf, cfg, HOLD_STOPPED);
+	} else if (set.n > 0 && rep->unit == UNIT_INACTIVE) {
+		log_msg(LOG_INFO, "%s is not running although %zu jobs hold it: %s", cfg->unit,
+			set.n, dry_run ? "would start it" : "starting it");
+		rep->unit_events = dry_run ? HOLD_STARTED | HOLD_RESTARTED :
+					     hold_transition(&sf, cfg, HOLD_RESTARTED);
+	}
+	count_run(&sf, dry_run, rc != 0, rep->removed);
+out:
+	statefile_close(&sf);
+	jobset_free(&set);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Asking Slurm which held jobs still run on this node. slurmctld is the
+ * authority: never the job cgroups (Slurm 26.05 names them by SLUID, not
+ * job ID), never slurmd's own view (a job between its prolog and its
+ * first step has no step there). One squeue call, bounded in time, by
+ * absolute path; any doubt (unreachable, timeout, output it cannot
+ * parse) is reported as "cannot tell" and must change nothing. */
+#ifndef SPANK_EBPF_SLURMJOBS_H
+#define SPANK_EBPF_SLURMJOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobset.h"
+
+#define SLURMJOBS_MAX 4096   /* IDs in one query: squeue's argument and output */
+#define SLURMJOBS_STATE_MAX 24
+
+enum job_where {
+	JOB_HERE,   /* Slurm lists it on this node in a live state (or one we do not know) */
+	JOB_GONE,   /* not on this node, or ended (a final state, or pending again) */
+};
+
+struct job_answer {
+	enum job_where where;
+	char state[SLURMJOBS_STATE_MAX]; /* squeue's word, or "" when not listed */
+};
+
+struct slurm_ask {
+	const char *squeue;    /* absolute path */
+	const char *node;      /* this node's NodeName */
+	const char *slurm_conf; /* passed on as SLURM_CONF when not NULL */
+	unsigned int timeout;  /* seconds */
+};
+
+/* Fills ans[i] for set->ids[i]. Returns 0 when Slurm answered, -1 when it
+ * could not tell (why says what happened; ans is then meaningless). */
+int slurmjobs_ask(const struct slurm_ask *ask, const struct jobset *set,
+		  struct job_answer *ans, char *why, size_t whylen);
+
+/* Does this squeue state word mean the job no longer runs anywhere? */
+int slurmjobs_state_is_over(const char *state);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Counters of transitions. See stats.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "stats.h"
+
+#define STATS_MAX_BYTES 2048
+
+static const char *const names[STAT_COUNT] = {
+	"starts", "stops", "start_failures", "stop_failures", "restarts",
+	"reconcile_runs", "reconcile_failures", "reconcile_removed",
+	"last_start_ms", "last_stop_ms",
+};
+
+const char *stats_name(enum stat_id id)
+{
+	return id < STAT_COUNT ? names[id] : "?";
+}
+
+static int parse_line(struct stats *st, const char *line, size_t len)
+{
+	const char *sp = memchr(line, ' ', len);
+	uint64_t v = 0;
+	size_t i, k;
+
+	if (!sp || sp == line || sp + 1 == line + len || (size_t)(line + len - sp - 1) > 19)
+		return -1;
+	for (i = (size_t)(sp - line) + 1; i < len; i++) {
+		if (line[i] < '0' || line[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(line[i] - '0');
+	}
+	for (k = 0; k < STAT_COUNT; k++)
+		if (strlen(names[k]) == (size_t)(sp - line) && !memcmp(line, names[k], (size_t)(sp - line)))
+			st->v[k] = v;
+	return 0; /* a name we do not know is fine: another version's */
+}
+
+int stats_parse(struct stats *st, const char *buf, size_t len)
+{
+	size_t off = 0;
+	int bad = 0;
+
+	memset(st, 0, sizeof(*st));
+	while (off < len) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (buf + off)) : len - off;
+
+		if (n && parse_line(st, buf + off, n) < 0)
+			bad++;
+		off += n + 1;
+	}
+	return bad;
+}
+
+size_t stats_format(const struct stats *st, char *buf, size_t cap)
+{
+	size_t n = 0, k;
+
+	buf[0] = '\0';
+	for (k = 0; k < STAT_COUNT && n < cap; k++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s %llu\n", names[k],
+				      (unsigned long long)st->v[k]);
+	return n < cap ? n : 0;
+}
+
+int stats_load(struct statefile *sf, struct stats *st)
+{
+	char buf[STATS_MAX_BYTES];
+	size_t len;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = statefile_read_aux(sf, ".stats", buf, sizeof(buf), &len);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && stats_parse(st, buf, len) > 0)
+		log_msg(LOG_ERROR, "counters file %s.stats has damaged lines; they count as 0",
+			sf->path);
+	return 0;
+}
+
+void stats_update(struct statefile *sf, const struct stats *add, enum stat_id gid,
+		  uint64_t gval)
+{
+	char buf[STATS_MAX_BYTES];
+	struct stats st;
+	size_t k, len;
+
+	if (stats_load(sf, &st) < 0)
+		return;
+	for (k = 0; k < STAT_COUNT; k++)
+		st.v[k] += add->v[k];
+	if (gid < STAT_COUNT)
+		st.v[gid] = gval;
+	len = stats_format(&st, buf, sizeof(buf));
+	if (len)
+		statefile_write_aux(sf, ".stats", "counters", buf, len);
+}

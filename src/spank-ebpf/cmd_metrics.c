@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* metrics [--textfile DIR]: the node's holds and the counters of
+ * transitions (stats.h) in Prometheus text format, on stdout or written
+ * atomically to DIR/spank_ebpf.prom for node_exporter's textfile
+ * collector. Reads without the lock; asks systemd, never Slurm. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobset.h"
+#include "spank-ebpf.h"
+#include "statefile.h"
+#include "stats.h"
+#include "unit.h"
+
+#define PROM_NAME "spank_ebpf.prom"
+
+static const struct {
+	enum stat_id id;
+	const char *name, *type, *help;
+	double scale;
+} series[] = {
+	{ STAT_STARTS, "spank_ebpf_starts_total", "counter", "systemctl start runs of the exporter's unit (first job, restart, reconcile).", 1 },
+	{ STAT_STOPS, "spank_ebpf_stops_total", "counter", "systemctl stop runs of the exporter's unit.", 1 },
+	{ STAT_START_FAILURES, "spank_ebpf_start_failures_total", "counter", "Starts that failed or timed out.", 1 },
+	{ STAT_STOP_FAILURES, "spank_ebpf_stop_failures_total", "counter", "Stops that failed or timed out.", 1 },
+	{ STAT_RESTARTS, "spank_ebpf_restarts_total", "counter", "Starts of a unit found dead while jobs held it.", 1 },
+	{ STAT_RECONCILE_RUNS, "spank_ebpf_reconcile_runs_total", "counter", "spank-ebpf reconcile runs.", 1 },
+	{ STAT_RECONCILE_FAILURES, "spank_ebpf_reconcile_failures_total", "counter", "Reconcile runs that could not tell (Slurm or systemd did not answer) and changed nothing.", 1 },
+	{ STAT_RECONCILE_REMOVED, "spank_ebpf_reconcile_removed_jobs_total", "counter", "Held job IDs removed because Slurm said they no longer run here.", 1 },
+	{ STAT_LAST_START_MS, "spank_ebpf_last_start_duration_seconds", "gauge", "How long the last successful start took.", 1000 },
+	{ STAT_LAST_STOP_MS, "spank_ebpf_last_stop_duration_seconds", "gauge", "How long the last successful stop took.", 1000 },
+};
+
+/* Returns 0, or -1 when the state cannot be read (the error is logged). */
+static int render(const struct cmd *cmd, FILE *out)
+{
+	struct statefile sf;
+	struct jobset set;
+	struct stats st;
+	char word[200], label[2 * CONFIG_UNIT_MAX];
+	enum unit_state unit;
+	size_t i;
+	int ok;
+
+	jobset_init(&set);
+	ok = statefile_open(&sf, cmd->cfg.state) == 0 && statefile_load(&sf, &set) >= 0 &&
+	     stats_load(&sf, &st) == 0;
+	statefile_close(&sf);
+	unit = unit_query(&cmd->cfg, word, sizeof(word));
+	/* Unit names hold no '"' or '\\' (config.c), so the label needs no escaping. */
+	snprintf(label, sizeof(label), "unit=\"%s\"", cmd->cfg.unit);
+
+	fprintf(out, "# HELP spank_ebpf_state_readable Whether the plugin's state could be read (0: see spank-ebpf status).\n"
+		     "# TYPE spank_ebpf_state_readable gauge\nspank_ebpf_state_readable %d\n", ok);
+	if (ok) {
+		fprintf(out, "# HELP spank_ebpf_jobs Jobs holding the exporter on this node.\n"
+			     "# TYPE spank_ebpf_jobs gauge\nspank_ebpf_jobs{%s} %zu\n", label, set.n);
+	}
+	if (unit != UNIT_UNKNOWN)
+		fprintf(out, "# HELP spank_ebpf_unit_up Whether systemd says the exporter's unit is active.\n"
+			     "# TYPE spank_ebpf_unit_up gauge\nspank_ebpf_unit_up{%s} %d\n", label,
+			unit == UNIT_ACTIVE);
+	for (i = 0; ok && i < sizeof(series) / sizeof(series[0]); i++) {
+		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", series[i].name, series[i].help,
+			series[i].name, series[i].type);
+		if (series[i].scale == 1)
+			fprintf(out, "%s{%s} %llu\n", series[i].name, label,
+				(unsigned long long)st.v[series[i].id]);
+		else
+			fprintf(out, "%s{%s} %.3f\n", series[i].name, label,
+				(double)st.v[series[i].id] / series[i].scale);
+	}
+	jobset_free(&set);
+	return ok ? 0 : -1;
+}
+
+/* DIR/.spank_ebpf.prom.XXXXXX, then rename: node_exporter reads only
+ * *.prom files, never a half-written one. */
+static int write_textfile(const struct cmd *cmd, const char *dir)
+{
+	char tmp[4096], dst[4096];
+	FILE *f;
+	int fd, rc, err;
+
+	snprintf(tmp, sizeof(tmp), "%s/." PROM_NAME ".XXXXXX", dir);
+	snprintf(dst, sizeof(dst), "%s/" PROM_NAME, dir);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "spank-ebpf: metrics: cannot write in %s: %s\n", dir, strerror(errno));
+		return EXIT_ANOMALY;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = errno;
+		close(fd);
+		unlink(tmp);
+		fprintf(stderr, "spank-ebpf: metrics: %s: %s\n", tmp, strerror(err));
+		return EXIT_ANOMALY;
+	}
+	rc = render(cmd, f);
+	if (fchmod(fd, 0644) < 0 || fflush(f) != 0 || ferror(f)) {
+		err = errno;
+		fclose(f);
+		unlink(tmp);
+		fprintf(stderr, "spank-ebpf: metrics: cannot write %s: %s\n", tmp, strerror(err));
+		return EXIT_ANOMALY;
+	}
+	if (fclose(f) != 0 || rename(tmp, dst) < 0) {
+		err = errno;
+		unlink(tmp);
+		fprintf(stderr, "spank-ebpf: metrics: cannot write %s: %s\n", dst, strerror(err));
+		return EXIT_ANOMALY;
+	}
+	return rc < 0 ? EXIT_ANOMALY : EXIT_OK;
+}
+
+int cmd_metrics(struct cmd *cmd)
+{
+	static const char *const opts[] = { "textfile=", NULL };
+	const char *vals[1] = { NULL }, *pos[1];
+	int npos, rc;
+
+	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	if (rc)
+		return rc;
+	if (need_root(cmd) < 0 || load_config(cmd) < 0)
+		return EXIT_UNSURE;
+	if (vals[0])
+		return write_textfile(cmd, vals[0]);
+	return render(cmd, stdout) < 0 ? EXIT_ANOMALY : EXIT_OK;
+}

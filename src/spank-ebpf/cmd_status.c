@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* status [--json]: what the node's state says, what systemd says of the
+ * unit, what Slurm says of each held job, and every disagreement among
+ * them, named. Reads without the lock (writers rename atomically) and
+ * changes nothing. Exit: 0 healthy, 1 anomalies, 2 cannot tell. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobset.h"
+#include "slurmjobs.h"
+#include "spank-ebpf.h"
+#include "statefile.h"
+#include "unit.h"
+
+#define MAX_NOTES 8
+
+struct note {
+	const char *kind;
+	char text[400];
+};
+
+struct report {
+	bool readable, damaged, corrupt, asked, answered;
+	int tmpfs;
+	struct jobset set;
+	struct job_answer *ans;
+	enum unit_state unit;
+	char unit_word[200], slurm_why[400];
+	struct note anomalies[MAX_NOTES], unknowns[MAX_NOTES];
+	int nanom, nunk;
+};
+
+static void note(struct note *list, int *n, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void note(struct note *list, int *n, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n == MAX_NOTES)
+		return;
+	list[*n].kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(list[*n].text, sizeof(list[*n].text), fmt, ap);
+	va_end(ap);
+	(*n)++;
+}
+
+static void gather(const struct cmd *cmd, struct report *r)
+{
+	const struct config *cfg = &cmd->cfg;
+	struct statefile sf;
+	int loaded = -1;
+
+	memset(r, 0, sizeof(*r));
+	jobset_init(&r->set);
+	r->tmpfs = statefile_on_tmpfs(cfg->state);
+	if (statefile_open(&sf, cfg->state) == 0) {
+		loaded = statefile_load(&sf, &r->set);
+		r->corrupt = statefile_has_aux(&sf, ".corrupt");
+	}
+	statefile_close(&sf);
+	r->readable = loaded >= 0;
+	r->damaged = loaded > 0;
+	r->unit = unit_query(cfg, r->unit_word, sizeof(r->unit_word));
+
+	if (!r->readable)
+		note(r->unknowns, &r->nunk, "state_unreadable",
+		     "the state %s cannot be read (see the error above)", cfg->state);
+	if (r->damaged)
+		note(r->anomalies, &r->nanom, "state_damaged",
+		     "the state %s is damaged; the next prolog, epilog or reconcile rewrites it from the %zu valid job IDs it holds",
+		     cfg->state, r->set.n);
+	if (r->corrupt)
+		note(r->anomalies, &r->nanom, "corrupt_copy",
+		     "%s.corrupt exists: a damaged state was found earlier; inspect it, then remove it",
+		     cfg->state);
+	if (r->tmpfs == 0)
+		note(r->anomalies, &r->nanom, "state_not_on_tmpfs",
+		     "the state's directory is not on tmpfs: after a reboot it would still name dead jobs");
+	if (r->unit == UNIT_UNKNOWN)
+		note(r->unknowns, &r->nunk, "unit_unknown", "cannot tell whether %s runs: %s",
+		     cfg->unit, r->unit_word);
+
+	if (r->set.n > 0) {
+		r->asked = true;
+		r->ans = calloc(r->set.n, sizeof(*r->ans));
+		r->answered = r->ans &&
+			slurmjobs_ask(&cmd->ask, &r->set, r->ans, r->slurm_why, sizeof(r->slurm_why)) == 0;
+		if (!r->answered)
+			note(r->unknowns, &r->nunk, "slurm_unknown",
+			     "cannot tell which held jobs Slurm still runs on %s: %s", cmd->ask.node,
+			     r->ans ? r->slurm_why : "out of memory");
+	}
+	if (r->readable && r->unit == UNIT_ACTIVE && r->set.n == 0)
+		note(r->anomalies, &r->nanom, "unit_without_holder",
+		     "%s is running but no job holds it (spank-ebpf reconcile stops it)", cfg->unit);
+	if (r->readable && r->unit == UNIT_INACTIVE && r->set.n > 0)
+		note(r->anomalies, &r->nanom, "holders_without_unit",
+		     "%zu jobs hold %s but it is not running (%s; spank-ebpf reconcile starts it)",
+		     r->set.n, cfg->unit, r->unit_word);
+	if (r->answered) {
+		char ids[300] = "";
+		size_t i, gone = 0, len = 0;
+
+		for (i = 0; i < r->set.n; i++) {
+			if (r->ans[i].where != JOB_GONE)
+				continue;
+			gone++;
+			if (len < sizeof(ids) - 16)
+				len += (size_t)snprintf(ids + len, sizeof(ids) - len, "%s%u",
+							len ? ", " : "", r->set.ids[i]);
+		}
+		if (gone)
+			note(r->anomalies, &r->nanom, "jobs_gone",
+			     "%zu held job IDs Slurm no longer runs on %s: %s%s (spank-ebpf reconcile removes them)",
+			     gone, cmd->ask.node, ids, len >= sizeof(ids) - 16 ? ", ..." : "");
+	}
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c < 0x7f ? c : 0xfffd);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_notes(const struct note *list, int n)
+{
+	int i;
+
+	putchar('[');
+	for (i = 0; i < n; i++) {
+		printf("%s{\"kind\":", i ? "," : "");
+		json_string(list[i].kind);
+		printf(",\"message\":");
+		json_string(list[i].text);
+		putchar('}');
+	}
+	putchar(']');
+}
+
+static const char *health(const struct report *r)
+{
+	return r->nanom ? "anomalies" : r->nunk ? "unknown" : "healthy";
+}
+
+static void print_json(const struct cmd *cmd, const struct report *r)
+{
+	size_t i;
+
+	printf("{\"version\":1,\"node\":");
+	json_string(cmd->ask.node);
+	printf(",\"health\":\"%s\",\"state\":{\"path\":", health(r));
+	json_string(cmd->cfg.state);
+	printf(",\"readable\":%s,\"damaged\":%s,\"corrupt_copy\":%s,\"on_tmpfs\":%s,\"count\":%zu,\"jobs\":[",
+	       r->readable ? "true" : "false", r->damaged ? "true" : "false",
+	       r->corrupt ? "true" : "false",
+	       r->tmpfs < 0 ? "null" : r->tmpfs ? "true" : "false", r->set.n);
+	for (i = 0; i < r->set.n; i++)
+		printf("%s%u", i ? "," : "", r->set.ids[i]);
+	printf("]},\"unit\":{\"name\":");
+	json_string(cmd->cfg.unit);
+	printf(",\"state\":");
+	if (r->unit == UNIT_UNKNOWN)
+		printf("null");
+	else
+		json_string(r->unit_word);
+	printf(",\"active\":%s},\"slurm\":{\"asked\":%s,\"answered\":%s,\"error\":",
+	       r->unit == UNIT_UNKNOWN ? "null" : r->unit == UNIT_ACTIVE ? "true" : "false",
+	       r->asked ? "true" : "false", r->answered ? "true" : "false");
+	if (r->asked && !r->answered)
+		json_string(r->slurm_why);
+	else
+		printf("null");
+	printf(",\"jobs\":[");
+	for (i = 0; r->answered && i < r->set.n; i++) {
+		printf("%s{\"id\":%u,\"here\":%s,\"state\":", i ? "," : "", r->set.ids[i],
+		       r->ans[i].where == JOB_HERE ? "true" : "false");
+		if (r->ans[i].state[0])
+			json_string(r->ans[i].state);
+		else
+			printf("null");
+		putchar('}');
+	}
+	printf("]},\"anomalies\":");
+	json_notes(r->anomalies, r->nanom);
+	printf(",\"unknowns\":");
+	json_notes(r->unknowns, r->nunk);
+	printf("}\n");
+}
+
+static void print_text(const struct cmd *cmd, const struct report *r)
+{
+	size_t i;
+	int k;
+
+	if (r->readable) {
+		printf("state %s: %zu job%s", cmd->cfg.state, r->set.n, r->set.n == 1 ? "" : "s");
+		for (i = 0; i < r->set.n && i < 32; i++)
+			printf("%s%u", i ? ", " : " (", r->set.ids[i]);
+		printf("%s\n", r->set.n == 0 ? "" : r->set.n > 32 ? ", ...)" : ")");
+	} else {
+		printf("state %s: unreadable\n", cmd->cfg.state);
+	}
+	printf("unit %s: %s\n", cmd->cfg.unit, r->unit == UNIT_UNKNOWN ? "unknown" : r->unit_word);
+	for (i = 0; r->answered && i < r->set.n; i++)
+		printf("job %u: %s\n", r->set.ids[i],
+		       r->ans[i].where == JOB_HERE ? r->ans[i].state :
+		       r->ans[i].state[0] ? r->ans[i].state : "not listed on this node");
+	for (k = 0; k < r->nanom; k++)
+		printf("anomaly: %s\n", r->anomalies[k].text);
+	for (k = 0; k < r->nunk; k++)
+		printf("cannot tell: %s\n", r->unknowns[k].text);
+	printf("health: %s\n", health(r));
+}
+
+int cmd_status(struct cmd *cmd)
+{
+	static const char *const opts[] = { "json", "node=", "squeue=", NULL };
+	const char *vals[3] = { NULL, NULL, NULL }, *pos[1];
+	struct report r;
+	int npos, rc;
+
+	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	if (rc)
+		return rc;
+	if (vals[1])
+		cmd->ask.node = vals[1];
+	if (vals[2])
+		cmd->ask.squeue = vals[2];
+	if (vals[2] && vals[2][0] != '/')
+		return usage_error(cmd, "--squeue needs an absolute path");
+	if (need_root(cmd) < 0 || load_config(cmd) < 0)
+		return EXIT_UNSURE;
+	cmd->ask.timeout = cmd->cfg.timeout;
+	gather(cmd, &r);
+	if (vals[0])
+		print_json(cmd, &r);
+	else
+		print_text(cmd, &r);
+	free(r.ans);
+	jobset_free(&r.set);
+	return r.nanom ? EXIT_ANOMALY : r.nunk ? EXIT_UNSURE : EXIT_OK;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* spank-ebpf: see, repair and measure the exporter's holds on a node.
+ * The dispatcher: global options, then one subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conffile.h"
+#include "spank-ebpf.h"
+
+#ifndef DEFAULT_CONFIG
+#define DEFAULT_CONFIG "/etc/slurm/plugstack.conf.d/spank_ebpf.conf"
+#endif
+#ifndef SQUEUE_PATH
+#define SQUEUE_PATH "/usr/bin/squeue"
+#endif
+
+static const char usage_text[] =
+	"usage: spank-ebpf [-c FILE] status [--json] [--node NAME] [--squeue PATH]\n"
+	"       spank-ebpf [-c FILE] reconcile [--dry-run] [--node NAME] [--squeue PATH]\n"
+	"       spank-ebpf [-c FILE] metrics [--textfile DIR]\n"
+	"       spank-ebpf check-config FILE|-\n"
+	"       spank-ebpf --help | --version\n";
+
+static const struct {
+	const char *name;
+	int (*run)(struct cmd *);
+	const char *what;
+} commands[] = {
+	{ "status", cmd_status, "the node's holds, the unit, the jobs Slurm still runs here" },
+	{ "reconcile", cmd_reconcile, "drop the holds of jobs Slurm says are gone; bring the unit in line" },
+	{ "metrics", cmd_metrics, "Prometheus text format, for node_exporter's textfile collector" },
+	{ "check-config", cmd_check_config, "validate a plugstack file's spank_ebpf.so line as the plugin does" },
+};
+
+static void help(void)
+{
+	size_t i;
+
+	fputs(usage_text, stdout);
+	printf("\nCommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		printf("  %-13s %s\n", commands[i].name, commands[i].what);
+	printf("\nOptions:\n"
+	       "  -c, --config FILE  plugstack file with the plugin's line (default %s)\n"
+	       "  --node NAME        this node's Slurm NodeName (default $SLURMD_NODENAME, else the\n"
+	       "                     short host name)\n"
+	       "  --squeue PATH      squeue to ask slurmctld with (default %s)\n"
+	       "\nExit status: 0 healthy / in line / valid; 1 anomalies / invalid / not written;\n"
+	       "2 cannot tell, usage error, or not root. See spank-ebpf(8).\n",
+	       DEFAULT_CONFIG, SQUEUE_PATH);
+}
+
+int usage_error(const struct cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "spank-ebpf: %s%s", cmd && cmd->name ? cmd->name : "",
+		cmd && cmd->name ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", usage_text);
+	return EXIT_UNSURE;
+}
+
+int need_root(const struct cmd *cmd)
+{
+	if (geteuid() == 0)
+		return 0;
+	fprintf(stderr, "spank-ebpf: %s must run as root: it reads the plugin's root-owned state and asks systemd and Slurm as the plugin does\n",
+		cmd->name);
+	return -1;
+}
+
+int load_config(struct cmd *cmd)
+{
+	char err[700];
+
+	if (conffile_load(cmd->config_path, &cmd->cfg, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "spank-ebpf: %s: %s\n", cmd->name, err);
+	return -1;
+}
+
+int parse_options(struct cmd *cmd, const char *const opts[], const char *vals[],
+		  const char *pos[], int maxpos, int *npos)
+{
+	bool options = true;
+	int i;
+
+	*npos = 0;
+	for (i = 0; i < cmd->argc; i++) {
+		const char *a = cmd->argv[i], *eq;
+		size_t k, len;
+
+		if (options && !strcmp(a, "--")) {
+			options = false;
+			continue;
+		}
+		if (!options || a[0] != '-' || !strcmp(a, "-")) {
+			if (*npos == maxpos)
+				return usage_error(cmd, "unexpected argument \"%s\"", a);
+			pos[(*npos)++] = a;
+			continue;
+		}
+		if (strncmp(a, "--", 2) != 0)
+			return usage_error(cmd, "unknown option \"%s\"", a);
+		eq = strchr(a, '=');
+		len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		for (k = 0; opts[k]; k++) {
+			size_t olen = strcspn(opts[k], "=");
+
+			if (olen == len && !strncmp(opts[k], a + 2, len))
+				break;
+		}
+		if (!opts[k])
+			return usage_error(cmd, "unknown option \"%.*s\"", (int)(len + 2), a);
+		if (!strchr(opts[k], '=')) {
+			if (eq)
+				return usage_error(cmd, "option --%s takes no value", opts[k]);
+			vals[k] = "1";
+		} else if (eq) {
+			vals[k] = eq + 1;
+		} else if (i + 1 < cmd->argc) {
+			vals[k] = cmd->argv[++i];
+		} else {
+			return usage_error(cmd, "option --%.*s needs a value", (int)len, a + 2);
+		}
+		if (strchr(opts[k], '=') && !vals[k][0])
+			return usage_error(cmd, "option --%.*s needs a value", (int)len, a + 2);
+	}
+	return 0;
+}
+
+static void default_node(struct cmd *cmd)
+{
+	static char host[256];
+	const char *env = getenv("SLURMD_NODENAME");
+
+	if (env && env[0]) {
+		cmd->ask.node = env;
+		return;
+	}
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
+	cmd->ask.node = host;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd cmd;
+	size_t i;
+	int a = 1;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.config_path = DEFAULT_CONFIG;
+	cmd.ask.squeue = SQUEUE_PATH;
+	cmd.ask.slurm_conf = getenv("SLURM_CONF");
+	default_node(&cmd);
+	log_to_stderr(false);
+
+	for (; a < argc && argv[a][0] == '-'; a++) {
+		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+			help();
+			return EXIT_OK;
+		}
+		if (!strcmp(argv[a], "-V") || !strcmp(argv[a], "--version")) {
+			printf("spank-ebpf %s\n", PACKAGE_VERSION);
+			return EXIT_OK;
+		}
+		if (!strcmp(argv[a], "-c") || !strcmp(argv[a], "--config")) {
+			if (++a == argc)
+				return usage_error(NULL, "option %s needs a FILE", argv[a - 1]);
+			cmd.config_path = argv[a];
+		} else if (!strncmp(argv[a], "--config=", 9) && argv[a][9]) {
+			cmd.config_path = argv[a] + 9;
+		} else {
+			return usage_error(NULL, "unknown option \"%s\"", argv[a]);
+		}
+	}
+	if (a == argc)
+		return usage_error(NULL, "no command given");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[a], commands[i].name) != 0)
+			continue;
+		cmd.name = commands[i].name;
+		cmd.argc = argc - a - 1;
+		cmd.argv = argv + a + 1;
+		return commands[i].run(&cmd);
+	}
+	return usage_error(NULL, "unknown command \"%s\"", argv[a]);
+}

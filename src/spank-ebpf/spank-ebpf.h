@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* spank-ebpf, the admin command: one file per subcommand behind the
+ * dispatcher in main.c, all on the core in src/common (the same state
+ * protocol, configuration and systemctl handling as the plugin). */
+#ifndef SPANK_EBPF_CMD_H
+#define SPANK_EBPF_CMD_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "slurmjobs.h"
+
+/* Exit statuses shared by every subcommand. */
+#define EXIT_OK 0
+#define EXIT_ANOMALY 1   /* status: anomalies; check-config: invalid; metrics: not written */
+#define EXIT_UNSURE 2    /* cannot tell; also usage errors and "must run as root" */
+
+struct cmd {
+	const char *name;
+	const char *config_path; /* -c: the plugstack file with the plugin's line */
+	struct config cfg;       /* parsed from it (by load_config) */
+	struct slurm_ask ask;    /* --node, --squeue, SLURM_CONF */
+	int argc;                /* the subcommand's own arguments */
+	char **argv;
+};
+
+/* Reads the plugin's line from cmd->config_path into cmd->cfg; prints the
+ * reason and returns -1 when it cannot. */
+int load_config(struct cmd *cmd);
+/* Prints an error and returns -1 unless running as root. */
+int need_root(const struct cmd *cmd);
+/* Prints "spank-ebpf: <cmd>: <message>" and the usage line; returns 2. */
+int usage_error(const struct cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Parses the subcommand's arguments: the long options in opts (NULL-ended;
+ * "name" for a flag, "name=" for an option with a value, given as --name=V
+ * or --name V) into vals[i] (flags get "1"), the rest into pos (at most
+ * maxpos; "-" is positional, "--" ends the options). Unknown options,
+ * missing values and extra arguments are usage errors. Returns 0, or 2
+ * after usage_error(). */
+int parse_options(struct cmd *cmd, const char *const opts[], const char *vals[],
+		  const char *pos[], int maxpos, int *npos);
+
+int cmd_status(struct cmd *cmd);
+int cmd_reconcile(struct cmd *cmd);
+int cmd_metrics(struct cmd *cmd);
+int cmd_check_config(struct cmd *cmd);
+
+/* Where log lines go: stderr, and syslog too for the commands that change
+ * the node (reconcile), so every change is recorded with its reason. */
+void log_to_stderr(bool also_syslog);
+
+#endif
