@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* slurm_spank_init: runs in srun, sbatch/salloc, slurmstepd and slurmd. */
-#include <linux/magic.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "log.h"
 #include "plugin.h"
+#include "statefile.h"
 
 static struct spank_option ebpf_option = {
 	.name = "ebpf",
@@ -24,14 +22,11 @@ static struct spank_option ebpf_option = {
  * Checked once, at slurmd start. */
 static void warn_if_not_tmpfs(const char *state)
 {
-	char dir[CONFIG_PATH_MAX];
 	const char *slash = strrchr(state, '/');
-	struct statfs fs;
 
-	snprintf(dir, sizeof(dir), "%.*s", slash == state ? 1 : (int)(slash - state), state);
-	if (statfs(dir, &fs) == 0 && fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC)
-		log_msg(LOG_ERROR, "state directory %s is not on tmpfs: after a reboot the state would still name dead jobs and keep the exporter running; use a directory under /run",
-			dir);
+	if (statefile_on_tmpfs(state) == 0)
+		log_msg(LOG_ERROR, "state directory %.*s is not on tmpfs: after a reboot the state would still name dead jobs and keep the exporter running; use a directory under /run",
+			slash == state ? 1 : (int)(slash - state), state);
 }
 
 int ctx_init(spank_t sp, int argc, char **argv)
