@@ -25,12 +25,14 @@ static int parse_line(struct stats *st, const char *line, size_t len)
 	uint64_t v = 0;
 	size_t i, k;
 
-	if (!sp || sp == line || sp + 1 == line + len || (size_t)(line + len - sp - 1) > 19)
+	if (!sp || sp == line || sp + 1 == line + len)
 		return -1;
 	for (i = (size_t)(sp - line) + 1; i < len; i++) {
-		if (line[i] < '0' || line[i] > '9')
+		uint64_t d = (uint64_t)(line[i] - '0');
+
+		if (line[i] < '0' || line[i] > '9' || v > (UINT64_MAX - d) / 10)
 			return -1;
-		v = v * 10 + (uint64_t)(line[i] - '0');
+		v = v * 10 + d;
 	}
 	for (k = 0; k < STAT_COUNT; k++)
 		if (strlen(names[k]) == (size_t)(sp - line) && !memcmp(line, names[k], (size_t)(sp - line)))

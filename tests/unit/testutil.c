@@ -161,6 +161,45 @@ void tu_double(struct config *cfg, const char *dir, const char *behaviour)
 	tu_write(path, cfg->state, strlen(cfg->state));
 }
 
+void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
+	       const char *answer)
+{
+	static char path[512];
+	char p[512], *script;
+	const char *src = getenv("SQUEUE_DOUBLE");
+
+	if (!src)
+		src = "tests/bin/squeue-double";
+	script = tu_slurp(src);
+	if (!script) {
+		fprintf(stderr, "cannot read %s (set SQUEUE_DOUBLE)\n", src);
+		exit(99);
+	}
+	snprintf(path, sizeof(path), "%s/bin/squeue", dir);
+	tu_write(path, script, strlen(script));
+	chmod(path, 0755);
+	free(script);
+	snprintf(p, sizeof(p), "%s/bin/squeue.behaviour", dir);
+	tu_write(p, behaviour, strlen(behaviour));
+	snprintf(p, sizeof(p), "%s/bin/squeue.answer", dir);
+	tu_write(p, answer, strlen(answer));
+	snprintf(p, sizeof(p), "%s/bin/squeue.log", dir);
+	unlink(p);
+	memset(ask, 0, sizeof(*ask));
+	ask->squeue = path;
+	ask->node = "node7";
+	ask->timeout = 2;
+}
+
+char *tu_squeue_log(const char *dir)
+{
+	char path[512], *s;
+
+	snprintf(path, sizeof(path), "%s/bin/squeue.log", dir);
+	s = tu_slurp(path);
+	return s ? s : strdup("");
+}
+
 char *tu_double_log(const char *dir)
 {
 	char path[512], *s;

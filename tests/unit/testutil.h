@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "slurmjobs.h"
 
 /* A fresh 0755 directory under $TU_TMPDIR (else /dev/shm when writable, else
  * /var/tmp); removed at exit. */
@@ -29,6 +30,15 @@ void tu_double_set(const char *dir, const char *behaviour);
 /* The double's call log: one line per call, "<verb> <unit> count=<n>
  * locked=<yes|no>". Returns a malloc'd string. */
 char *tu_double_log(const char *dir);
+
+/* Copies the squeue double into dir/bin/squeue (beside the systemctl
+ * double, sharing its statefile), with its behaviour ("ok", "down",
+ * "hang", "garbage", "invalid") and the lines "ok" prints; fills *ask to
+ * use it for node "node7". Its log: one line per call, "<args>
+ * SLURM_CONF=<v> locked=<yes|no>". */
+void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
+	       const char *answer);
+char *tu_squeue_log(const char *dir);
 
 /* Whole file into a malloc'd NUL-terminated string (NULL if missing). */
 char *tu_slurp(const char *path);

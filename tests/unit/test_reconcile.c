@@ -1,0 +1,251 @@
+/* Healing holds: reconcile against the recording systemctl and squeue
+ * doubles. What Slurm says decides which IDs go; any doubt changes
+ * nothing; the unit follows what is left; everything under the lock. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hold.h"
+#include "reconcile.h"
+#include "stats.h"
+#include "tap.h"
+#include "testutil.h"
+
+static struct config cfg;
+static struct slurm_ask ask;
+static char dir[128];
+
+static char *state_text(void)
+{
+	char *s = tu_slurp(cfg.state);
+
+	return s ? s : strdup("(missing)");
+}
+
+static void set_state(const char *text)
+{
+	unlink(cfg.state);
+	if (text)
+		tu_write(cfg.state, text, strlen(text));
+}
+
+static void set_active(int on)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s/bin/active", dir);
+	if (on)
+		tu_write(p, "", 0);
+	else
+		unlink(p);
+}
+
+static void fresh(const char *state, int active, const char *sq, const char *answer)
+{
+	char p[600];
+
+	set_state(state);
+	set_active(active);
+	snprintf(p, sizeof(p), "%s/bin/calls.log", dir);
+	unlink(p);
+	tu_double_set(dir, "ok");
+	tu_squeue(&ask, dir, sq, answer);
+	tu_clear_logs();
+}
+
+static int reconcile(bool dry, struct reconcile_report *rep)
+{
+	return reconcile_run(&cfg, &ask, dry, rep);
+}
+
+static uint64_t stat_of(enum stat_id id)
+{
+	struct statefile sf;
+	struct stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	if (statefile_open(&sf, cfg.state) == 0)
+		stats_load(&sf, &st);
+	statefile_close(&sf);
+	return st.v[id];
+}
+
+static int has(const char *hay, const char *needle)
+{
+	return hay && strstr(hay, needle) != NULL;
+}
+
+int main(void)
+{
+	struct reconcile_report rep;
+	char *s, *log, *sq;
+	struct timespec a, b;
+
+	tu_capture_logs();
+	snprintf(dir, sizeof(dir), "%s", tu_scratch());
+	tu_double(&cfg, dir, "ok");
+
+	/* An idle node: nothing to ask Slurm, nothing to do. */
+	fresh(NULL, 0, "ok", "");
+	ok(reconcile(false, &rep) == 0 && rep.held == 0 && rep.removed == 0 &&
+	   rep.unit == UNIT_INACTIVE && rep.unit_events == 0, "idle node: in line, nothing done");
+	sq = tu_squeue_log(dir);
+	ok(!strcmp(sq, ""), "... Slurm not asked");
+	free(sq);
+	log = tu_double_log(dir);
+	ok(!strcmp(log, "is-active ebpf_exporter.service count=missing locked=yes\n"),
+	   "... systemd asked once, under the lock: %s", log);
+	free(log);
+	ok(stat_of(STAT_RECONCILE_RUNS) == 1, "... one reconcile run counted");
+
+	/* Running with no holder: stopped. */
+	fresh("0\n", 1, "ok", "");
+	ok(reconcile(false, &rep) == 0 && (rep.unit_events & HOLD_STOPPED) &&
+	   !(rep.unit_events & HOLD_UNIT_FAILED), "unit running, no holder: stopped");
+	ok(tu_logged("ebpf_exporter.service is running but no job holds it: stopping it"),
+	   "... and says why");
+	ok(stat_of(STAT_STOPS) == 1, "... the stop is counted");
+
+	/* Two held, Slurm runs one of them here: the other goes. */
+	fresh("2\n5\n7\n", 1, "ok", "5|RUNNING\n7|COMPLETED\n");
+	ok(reconcile(false, &rep) == 0 && rep.held == 2 && rep.removed == 1 &&
+	   rep.unit_events == 0, "one job gone: removed, unit left running");
+	s = state_text();
+	ok(!strcmp(s, "1\n5\n"), "state keeps the running job: %s", s);
+	free(s);
+	ok(tu_logged("removing job 7 from the state: Slurm says it is COMPLETED"),
+	   "the removal is logged with Slurm's word");
+	sq = tu_squeue_log(dir);
+	ok(has(sq, "--noheader --array --states=all --nodelist=node7 --jobs=5,7 --format=%A|%T") &&
+	   has(sq, "locked=yes"), "squeue asked about exactly the held jobs on this node, under the lock: %s", sq);
+	free(sq);
+	ok(stat_of(STAT_RECONCILE_REMOVED) == 1, "removal counted");
+
+	/* Not listed on this node at all (purged, or elsewhere), pending
+	 * again (requeued), or a final state: all gone; the last one stops. */
+	fresh("3\n5\n6\n8\n", 1, "ok", "6|PENDING\n8|NODE_FAIL\n");
+	ok(reconcile(false, &rep) == 0 && rep.removed == 3 && (rep.unit_events & HOLD_STOPPED),
+	   "all three gone (unlisted, PENDING, NODE_FAIL): removed, unit stopped");
+	s = state_text();
+	ok(!strcmp(s, "0\n"), "state empty");
+	free(s);
+	ok(tu_logged("removing job 5 from the state: Slurm does not list it on node node7 any more"),
+	   "unlisted job: says so");
+
+	/* States that mean "still here", and words we do not know: kept. */
+	fresh("4\n1\n2\n3\n4\n", 1, "ok", "1|COMPLETING\n2|SUSPENDED\n3|CONFIGURING\n4|SOMETHING_NEW\n");
+	ok(reconcile(false, &rep) == 0 && rep.removed == 0, "COMPLETING, SUSPENDED, CONFIGURING, unknown word: all kept");
+
+	/* Held and dead: started. */
+	fresh("1\n9\n", 0, "ok", "9|RUNNING\n");
+	ok(reconcile(false, &rep) == 0 && (rep.unit_events & HOLD_STARTED) &&
+	   (rep.unit_events & HOLD_RESTARTED), "held job, unit dead: started");
+	ok(stat_of(STAT_RESTARTS) == 1 && stat_of(STAT_STARTS) == 1, "... counted as a start and a restart");
+
+	/* A single held job slurmctld has forgotten: squeue's single-job
+	 * query fails with "Invalid job id specified": gone. */
+	fresh("1\n11\n", 1, "invalid", "");
+	ok(reconcile(false, &rep) == 0 && rep.removed == 1 && (rep.unit_events & HOLD_STOPPED),
+	   "single forgotten job: removed, unit stopped");
+
+	/* Doubt changes nothing: slurmctld down, garbage, a hang. */
+	fresh("2\n5\n7\n", 1, "down", "");
+	ok(reconcile(false, &rep) == 1 && rep.removed == 0 && rep.unit_events == 0,
+	   "slurmctld unreachable: cannot tell");
+	ok(has(rep.why, "exited with status 1: slurm_load_jobs error: Unable to contact slurm controller"),
+	   "... and says why: %s", rep.why);
+	s = state_text();
+	ok(!strcmp(s, "2\n5\n7\n"), "... state untouched");
+	free(s);
+	log = tu_double_log(dir);
+	ok(!strcmp(log, ""), "... systemd not even asked");
+	free(log);
+	ok(stat_of(STAT_RECONCILE_FAILURES) == 1, "... counted as a failed reconcile");
+
+	fresh("2\n5\n7\n", 1, "garbage", "");
+	ok(reconcile(false, &rep) == 1 && has(rep.why, "not \"<jobid>|<STATE>\""),
+	   "unparsable output: cannot tell (%s)", rep.why);
+	s = state_text();
+	ok(!strcmp(s, "2\n5\n7\n"), "... state untouched");
+	free(s);
+
+	fresh("1\n5\n", 1, "hang", "");
+	ask.timeout = 1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ok(reconcile(false, &rep) == 1 && has(rep.why, "timed out after 1 s"),
+	   "squeue hangs: cannot tell (%s)", rep.why);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ok(b.tv_sec - a.tv_sec < 3, "... within its bound");
+	s = state_text();
+	ok(!strcmp(s, "1\n5\n"), "... state untouched");
+	free(s);
+
+	/* systemd cannot answer: removals stand, the unit is left alone. */
+	fresh("1\n5\n", 1, "ok", "");
+	tu_double_set(dir, "hang");
+	cfg.timeout = 1;
+	ok(reconcile(false, &rep) == 1 && rep.removed == 1 && rep.unit == UNIT_UNKNOWN &&
+	   rep.unit_events == 0, "systemctl hangs: job removed, unit left as it is");
+	cfg.timeout = 2;
+
+	/* Dry run: decides, changes nothing, takes no lock. */
+	fresh("2\n5\n7\n", 1, "ok", "5|COMPLETED\n7|COMPLETED\n");
+	ok(reconcile(true, &rep) == 0 && rep.removed == 2 && (rep.unit_events & HOLD_STOPPED),
+	   "dry run: would remove both and stop");
+	s = state_text();
+	ok(!strcmp(s, "2\n5\n7\n"), "... state untouched");
+	free(s);
+	log = tu_double_log(dir);
+	ok(!has(log, "stop "), "... nothing stopped");
+	free(log);
+	sq = tu_squeue_log(dir);
+	ok(has(sq, "locked=no"), "... and no lock taken");
+	free(sq);
+
+	/* SLURM_CONF reaches squeue (configless or a non-default config). */
+	fresh("1\n5\n", 1, "ok", "5|RUNNING\n");
+	ask.slurm_conf = "/etc/slurm-test/slurm.conf";
+	reconcile(false, &rep);
+	sq = tu_squeue_log(dir);
+	ok(has(sq, "SLURM_CONF=/etc/slurm-test/slurm.conf"), "SLURM_CONF passed on: %s", sq);
+	free(sq);
+
+	/* Another process holds the lock: give up after lock_timeout. */
+	fresh("1\n5\n", 1, "ok", "");
+	{
+		char lp[600];
+		int fd;
+
+		snprintf(lp, sizeof(lp), "%s.lock", cfg.state);
+		fd = open(lp, O_RDWR | O_CREAT, 0600);
+		if (fork() == 0) {
+			flock(fd, LOCK_EX);
+			sleep(3);
+			_exit(0);
+		}
+		usleep(200000);
+		cfg.lock_timeout = 1;
+		ok(reconcile(false, &rep) < 0 && tu_logged("gave up waiting"),
+		   "lock held elsewhere: gives up, says so");
+		cfg.lock_timeout = 5;
+		close(fd);
+	}
+	s = state_text();
+	ok(!strcmp(s, "1\n5\n"), "... state untouched");
+	free(s);
+
+	/* A damaged state: salvaged and rewritten clean. */
+	sleep(3);
+	fresh("3\n5\nxx\n", 1, "ok", "5|RUNNING\n");
+	ok(reconcile(false, &rep) == 0 && rep.damaged && rep.removed == 0,
+	   "damaged state: salvaged");
+	s = state_text();
+	ok(!strcmp(s, "1\n5\n"), "... rewritten clean: %s", s);
+	free(s);
+	return tap_done();
+}
