@@ -334,13 +334,7 @@ cluster_start() {
 	export SLURM_CONF=$E2E_CONF
 	e2e_guard
 	_e2e_start_munged || { echo "Bail out! munged failed to start"; exit 1; }
-	slurmctld -D -i -f "$E2E_CONF" </dev/null >"$E2E_DIR/log/slurmctld.out" 2>&1 8>&- 9>&- &
-	_e2e_slurmctld=$!
-	if ! wait_until 30 "slurmctld answering" scontrol ping; then
-		_e2e_show "$(tail -n 20 "$SLURMCTLD_LOG" "$E2E_DIR/log/slurmctld.out" 2>&1)"
-		echo "Bail out! slurmctld did not start"
-		exit 1
-	fi
+	start_slurmctld
 	_e2e_start_slurmd
 	if ! wait_until 30 "node $NODE idle" _e2e_node_ready; then
 		_e2e_show "$(tail -n 20 "$SLURMD_LOG" "$E2E_DIR/log/slurmd.out" 2>&1)"
@@ -349,6 +343,24 @@ cluster_start() {
 	fi
 	diag "plugin line: $PLUGIN_LINE${E2E_PROLOGFLAGS:+; PrologFlags=$E2E_PROLOGFLAGS}"
 	diag "cluster up in $(($(date +%s) - _e2e_t1)) s"
+}
+
+# start_slurmctld / stop_slurmctld: the controller alone (a test of what
+# the node does while slurmctld cannot be reached). -i: its saved state is
+# recovered as after a crash, jobs included.
+start_slurmctld() {
+	slurmctld -D -i -f "$E2E_CONF" </dev/null >>"$E2E_DIR/log/slurmctld.out" 2>&1 8>&- 9>&- &
+	_e2e_slurmctld=$!
+	if ! wait_until 30 "slurmctld answering" scontrol ping; then
+		_e2e_show "$(tail -n 20 "$SLURMCTLD_LOG" "$E2E_DIR/log/slurmctld.out" 2>&1)"
+		echo "Bail out! slurmctld did not start"
+		exit 1
+	fi
+}
+
+stop_slurmctld() {
+	_e2e_stop_pid "$_e2e_slurmctld" slurmctld
+	_e2e_slurmctld=''
 }
 
 # restart_slurmd: after plugin_line, as an admin would.
