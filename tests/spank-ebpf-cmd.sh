@@ -160,4 +160,12 @@ pc=$(promtool check metrics <"$d/prom/spank_ebpf.prom" 2>&1) && prc=0 || prc=$?
 is "... promtool accepts the file" "$prc $pc" "0 "
 run -c "$conf" metrics --textfile "$d/nonexistent"
 like "--textfile into a missing directory: exit 1, says why" "$rc $err" "^1 spank-ebpf: metrics: cannot write in $d/nonexistent: No such file or directory"
+
+# The README's alert rules are valid Prometheus rules on these metrics.
+rules=$d/rules.yml
+sed -n '/^Prometheus alerts on these metrics/,/^## /p' "$top/README.md" |
+	sed -n '/^```yaml$/,/^```$/p' | sed '1d;$d' >"$rules"
+like "README: the alert example is there" "$(cat "$rules")" '^- name: spank-ebpf$'
+pc=$(promtool check rules "$rules" 2>&1) && prc=0 || prc=$?
+like "README: promtool check rules accepts the alerts" "$prc $(echo $pc)" '^0 Checking .* SUCCESS: 4 rules found$'
 done_testing
