@@ -44,9 +44,8 @@ static int find(const struct jobset *set, uint32_t id)
 	return -1;
 }
 
-/* "<jobid>|<STATE>" per line; anything else makes the whole answer void. */
-static int parse(const char *out, const struct jobset *set, struct job_answer *ans,
-		 char *why, size_t whylen)
+int slurmjobs_parse(const char *out, const struct jobset *set, struct job_answer *ans,
+		    char *why, size_t whylen)
 {
 	const char *p = out;
 
@@ -136,5 +135,5 @@ int slurmjobs_ask(const struct slurm_ask *ask, const struct jobset *set,
 				why[i] = '?';
 		return -1;
 	}
-	return parse(res.output, set, ans, why, whylen);
+	return slurmjobs_parse(res.output, set, ans, why, whylen);
 }

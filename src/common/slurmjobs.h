@@ -38,6 +38,12 @@ struct slurm_ask {
 int slurmjobs_ask(const struct slurm_ask *ask, const struct jobset *set,
 		  struct job_answer *ans, char *why, size_t whylen);
 
+/* The parser behind slurmjobs_ask: squeue's output, "<jobid>|<STATE>" per
+ * line; anything else makes the whole answer void (-1, why says which
+ * line). ans[i] must start as JOB_GONE with an empty state. */
+int slurmjobs_parse(const char *out, const struct jobset *set, struct job_answer *ans,
+		    char *why, size_t whylen);
+
 /* Does this squeue state word mean the job no longer runs anywhere? */
 int slurmjobs_state_is_over(const char *state);
 
