@@ -22,6 +22,7 @@ static const char usage_text[] =
 	"       spank-ebpf [-c FILE] reconcile [--dry-run] [--node NAME] [--squeue PATH]\n"
 	"       spank-ebpf [-c FILE] metrics [--textfile DIR]\n"
 	"       spank-ebpf check-config FILE|-\n"
+	"       spank-ebpf [-c FILE] prolog|epilog   (as Slurm's Prolog=/Epilog=: no arguments)\n"
 	"       spank-ebpf --help | --version\n";
 
 static const struct {
@@ -33,6 +34,8 @@ static const struct {
 	{ "reconcile", cmd_reconcile, "drop the holds of jobs Slurm says are gone; bring the unit in line" },
 	{ "metrics", cmd_metrics, "Prometheus text format, for node_exporter's textfile collector" },
 	{ "check-config", cmd_check_config, "validate a plugstack file's spank_ebpf.so line as the plugin does" },
+	{ "prolog", cmd_hook, "take the job's hold (Prolog=, for PrologFlags=RunInJob)" },
+	{ "epilog", cmd_hook, "release the job's hold (Epilog=)" },
 };
 
 static void help(void)
@@ -151,10 +154,24 @@ static void default_node(struct cmd *cmd)
 	cmd->ask.node = host;
 }
 
+static int cmd_run(struct cmd *cmd, const char *name, int argc, char **argv)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(name, commands[i].name) != 0)
+			continue;
+		cmd->name = commands[i].name;
+		cmd->argc = argc;
+		cmd->argv = argv;
+		return commands[i].run(cmd);
+	}
+	return usage_error(NULL, "unknown command \"%s\"", name);
+}
+
 int main(int argc, char **argv)
 {
 	struct cmd cmd;
-	size_t i;
 	int a = 1;
 
 	memset(&cmd, 0, sizeof(cmd));
@@ -183,15 +200,17 @@ int main(int argc, char **argv)
 			return usage_error(NULL, "unknown option \"%s\"", argv[a]);
 		}
 	}
+	if (a == argc) {
+		/* Run by Slurm as Prolog=/Epilog=: a path, no command (a
+		 * site's wrapper may still pass -c FILE). */
+		const char *ctx = getenv("SLURM_SCRIPT_CONTEXT");
+
+		if (ctx && !strcmp(ctx, "prolog_slurmd"))
+			return cmd_run(&cmd, "prolog", 0, NULL);
+		if (ctx && !strcmp(ctx, "epilog_slurmd"))
+			return cmd_run(&cmd, "epilog", 0, NULL);
+	}
 	if (a == argc)
 		return usage_error(NULL, "no command given");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (strcmp(argv[a], commands[i].name) != 0)
-			continue;
-		cmd.name = commands[i].name;
-		cmd.argc = argc - a - 1;
-		cmd.argv = argv + a + 1;
-		return commands[i].run(&cmd);
-	}
-	return usage_error(NULL, "unknown command \"%s\"", argv[a]);
+	return cmd_run(&cmd, argv[a], argc - a - 1, argv + a + 1);
 }
