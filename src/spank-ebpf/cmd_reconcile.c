@@ -19,17 +19,9 @@ int cmd_reconcile(struct cmd *cmd)
 	if (rc)
 		return rc;
 	dry = vals[0] != NULL;
-	if (vals[1])
-		cmd->ask.node = vals[1];
-	if (vals[2])
-		cmd->ask.squeue = vals[2];
-	if (vals[2] && vals[2][0] != '/')
-		return usage_error(cmd, "--squeue needs an absolute path");
-	if (need_root(cmd) < 0)
-		return EXIT_UNSURE;
-	if (load_config(cmd) < 0)
-		return EXIT_UNSURE;
-	cmd->ask.timeout = cmd->cfg.timeout;
+	rc = prepare_slurm_command(cmd, vals[1], vals[2]);
+	if (rc)
+		return rc;
 	log_to_stderr(!dry);
 
 	rc = reconcile_run(&cmd->cfg, &cmd->ask, dry, &rep);

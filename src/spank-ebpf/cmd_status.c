@@ -236,15 +236,9 @@ int cmd_status(struct cmd *cmd)
 	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
 	if (rc)
 		return rc;
-	if (vals[1])
-		cmd->ask.node = vals[1];
-	if (vals[2])
-		cmd->ask.squeue = vals[2];
-	if (vals[2] && vals[2][0] != '/')
-		return usage_error(cmd, "--squeue needs an absolute path");
-	if (need_root(cmd) < 0 || load_config(cmd) < 0)
-		return EXIT_UNSURE;
-	cmd->ask.timeout = cmd->cfg.timeout;
+	rc = prepare_slurm_command(cmd, vals[1], vals[2]);
+	if (rc)
+		return rc;
 	gather(cmd, &r);
 	if (vals[0])
 		print_json(cmd, &r);

@@ -88,6 +88,20 @@ int load_config(struct cmd *cmd)
 	return -1;
 }
 
+int prepare_slurm_command(struct cmd *cmd, const char *node, const char *squeue)
+{
+	if (node)
+		cmd->ask.node = node;
+	if (squeue && squeue[0] != '/')
+		return usage_error(cmd, "--squeue needs an absolute path");
+	if (squeue)
+		cmd->ask.squeue = squeue;
+	if (need_root(cmd) < 0 || load_config(cmd) < 0)
+		return EXIT_UNSURE;
+	cmd->ask.timeout = cmd->cfg.timeout;
+	return 0;
+}
+
 int parse_options(struct cmd *cmd, const char *const opts[], const char *vals[],
 		  const char *pos[], int maxpos, int *npos)
 {

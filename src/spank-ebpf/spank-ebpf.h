@@ -27,6 +27,10 @@ struct cmd {
 /* Reads the plugin's line from cmd->config_path into cmd->cfg; prints the
  * reason and returns -1 when it cannot. */
 int load_config(struct cmd *cmd);
+/* For the commands that ask Slurm (status, reconcile): applies --node and
+ * --squeue (when not NULL), checks root, loads the configuration, bounds
+ * the query by its timeout=. Returns 0, or the exit status to return. */
+int prepare_slurm_command(struct cmd *cmd, const char *node, const char *squeue);
 /* Prints an error and returns -1 unless running as root. */
 int need_root(const struct cmd *cmd);
 /* Prints "spank-ebpf: <cmd>: <message>" and the usage line; returns 2. */

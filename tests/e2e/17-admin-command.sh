@@ -9,9 +9,8 @@
 . "${srcdir:-.}/tests/lib.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
-CMD=${SPANK_EBPF_CMD:-${top_builddir:-$(pwd)}/src/spank-ebpf/spank-ebpf}
 need_cmd python3 promtool
-[ -x "$CMD" ] || missing "built $CMD (run make first)"
+need_admin_cmd
 e2e_setup
 # lock_timeout must exceed 3 x timeout; small, so the epilog gives up fast.
 cluster_start timeout=1 lock_timeout=4

@@ -538,6 +538,21 @@ _e2e_on_exit() {
 
 # --- helpers for the scenarios ----------------------------------------------
 
+# need_admin_cmd: CMD is the built spank-ebpf (before e2e_setup).
+need_admin_cmd() {
+	CMD=${SPANK_EBPF_CMD:-${top_builddir:-$(pwd)}/src/spank-ebpf/spank-ebpf}
+	[ -x "$CMD" ] || missing "built $CMD (run make first)"
+}
+
+# hook_wrapper CONF: $E2E_DIR/hook, a Prolog=/Epilog= wrapper as a site
+# would write one (Prolog= takes a path): spank-ebpf -c CONF, its lines
+# kept in $HOOKLOG (syslog has no daemon here).
+hook_wrapper() {
+	HOOKLOG=$E2E_DIR/log/hook.log
+	printf '#!/bin/sh\nexec %s -c %s 2>>%s\n' "$CMD" "$1" "$HOOKLOG" >"$E2E_DIR/hook"
+	chmod 0755 "$E2E_DIR/hook"
+}
+
 # submit SBATCH-ARGS...: prints the job ID (output in out/, cwd work/).
 submit() {
 	local out
