@@ -85,6 +85,7 @@ static int open_dir(struct statefile *sf)
 		 sf->path);
 	snprintf(sf->base, sizeof(sf->base), "%s", slash + 1);
 	snprintf(sf->lockname, sizeof(sf->lockname), "%s.lock", sf->base);
+	snprintf(sf->tmpname, sizeof(sf->tmpname), "%s.tmp", sf->base);
 	snprintf(sf->corruptname, sizeof(sf->corruptname), "%s.corrupt", sf->base);
 
 	sf->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -320,12 +321,16 @@ int statefile_load(struct statefile *sf, struct jobset *set)
 static int replace(struct statefile *sf, const char *suffix, const char *what,
 		   const char *buf, size_t len)
 {
-	char name[CONFIG_PATH_MAX + 16], tmpname[CONFIG_PATH_MAX + 24];
-	const char *step = "write";
+	char aux[CONFIG_PATH_MAX + 16], auxtmp[CONFIG_PATH_MAX + 24];
+	const char *name = sf->base, *tmpname = sf->tmpname, *step = "write";
 	int fd = -1, err;
 
-	snprintf(name, sizeof(name), "%s%s", sf->base, suffix);
-	snprintf(tmpname, sizeof(tmpname), "%s%s.tmp", sf->base, suffix);
+	if (suffix[0]) { /* the state's own names are made once, in open_dir */
+		snprintf(aux, sizeof(aux), "%s%s", sf->base, suffix);
+		snprintf(auxtmp, sizeof(auxtmp), "%s%s.tmp", sf->base, suffix);
+		name = aux;
+		tmpname = auxtmp;
+	}
 	/* A leftover from a killed writer is ours to replace: the lock is held. */
 	if (unlinkat(sf->dirfd, tmpname, 0) < 0 && errno != ENOENT) {
 		step = "remove stale";

@@ -26,6 +26,7 @@ struct statefile {
 	int lockfd;
 	char base[CONFIG_PATH_MAX];
 	char lockname[CONFIG_PATH_MAX + 16];
+	char tmpname[CONFIG_PATH_MAX + 16];
 	char corruptname[CONFIG_PATH_MAX + 16];
 };
 

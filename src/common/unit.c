@@ -124,13 +124,13 @@ static int cgroup_present(const struct config *cfg)
 	struct stat st;
 	size_t i;
 
-	default_cgroup(cfg, rel, sizeof(rel));
 	/* The first hierarchy that has systemd's system.slice decides. */
 	for (i = 0; i < sizeof(hierarchies) / sizeof(hierarchies[0]); i++) {
 		snprintf(path, sizeof(path), "%s%s/system.slice", cfg->cgroup_root,
 			 hierarchies[i]);
 		if (stat(path, &st) < 0)
 			continue;
+		default_cgroup(cfg, rel, sizeof(rel));
 		snprintf(path, sizeof(path), "%s%s/%s", cfg->cgroup_root, hierarchies[i], rel);
 		return stat(path, &st) == 0;
 	}
