@@ -13,8 +13,10 @@
 static void log_output(enum log_level level, const struct runcmd_result *res)
 {
 	const char *p = res->output;
+	int lines = 0;
 
-	while (*p) {
+	/* At most 20 lines: systemctl's own words fit, a flood does not. */
+	while (*p && lines++ < 20) {
 		const char *nl = strchr(p, '\n');
 		int len = nl ? (int)(nl - p) : (int)strlen(p);
 		char line[256];
@@ -27,8 +29,8 @@ static void log_output(enum log_level level, const struct runcmd_result *res)
 			log_msg(level, "systemctl: %s", line);
 		p += len + (nl ? 1 : 0);
 	}
-	if (res->truncated)
-		log_msg(level, "systemctl: (output truncated at %d bytes)", RUNCMD_OUTPUT_MAX);
+	if (*p || res->truncated)
+		log_msg(level, "systemctl: (more output not logged)");
 }
 
 static int systemctl(const struct config *cfg, const char *verb, struct runcmd_result *res)
