@@ -129,9 +129,9 @@ static int parse_seconds(const char *arg, const char *key, const char *val,
 	return 0;
 }
 
-enum key { K_MODE, K_UNIT, K_STATE, K_SYSTEMCTL, K_TIMEOUT, K_LOCK_TIMEOUT, K_COUNT };
+enum key { K_MODE, K_UNIT, K_STATE, K_SYSTEMCTL, K_TIMEOUT, K_LOCK_TIMEOUT, K_START, K_COUNT };
 static const char *const key_names[K_COUNT] = {
-	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout"
+	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout", "start"
 };
 
 static int apply(struct config *cfg, enum key k, const char *arg,
@@ -164,6 +164,14 @@ static int apply(struct config *cfg, enum key k, const char *arg,
 		return 0;
 	case K_TIMEOUT:
 		return parse_seconds(arg, "timeout", val, &cfg->timeout, err, errlen);
+	case K_START:
+		if (!strcmp(val, "wait"))
+			cfg->start = START_WAIT;
+		else if (!strcmp(val, "background"))
+			cfg->start = START_BACKGROUND;
+		else
+			return fail(err, errlen, arg, "start must be \"wait\" or \"background\"");
+		return 0;
 	case K_LOCK_TIMEOUT:
 		return parse_seconds(arg, "lock_timeout", val, &cfg->lock_timeout,
 				     err, errlen);
@@ -208,7 +216,7 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 				break;
 		if (k == K_COUNT)
 			return fail(err, errlen, arg,
-				    "unknown key (expected mode, unit, state, systemctl, timeout or lock_timeout)");
+				    "unknown key (expected mode, unit, state, systemctl, timeout, lock_timeout or start)");
 		if (!eq)
 			return fail(err, errlen, arg, "expected %s=VALUE", key_names[k]);
 		if (eq[1] == '\0')
@@ -235,6 +243,11 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 const char *config_mode_name(enum ebpf_mode mode)
 {
 	return mode == MODE_ALWAYS ? "always" : "opt-in";
+}
+
+const char *config_start_name(enum start_mode start)
+{
+	return start == START_BACKGROUND ? "background" : "wait";
 }
 
 void config_unit_display(const struct config *cfg, char *buf, size_t len)

@@ -7,6 +7,12 @@
 
 enum ebpf_mode { MODE_OPT_IN, MODE_ALWAYS };
 
+/* start=wait: the prolog waits for systemctl start, so payloads begin
+ * with the probes live (the default). start=background: the prolog only
+ * queues the start (systemctl start --no-block) and the job goes on; the
+ * lock is held for milliseconds, not for the exporter's start-up. */
+enum start_mode { START_WAIT, START_BACKGROUND };
+
 #define CONFIG_PATH_MAX 256   /* leaves room for ".lock"/".tmp" suffixes */
 #define CONFIG_UNIT_MAX 256   /* systemd's own limit on unit names */
 #define CONFIG_TIMEOUT_MAX 600
@@ -30,6 +36,7 @@ struct config {
 	char systemctl[CONFIG_PATH_MAX];
 	unsigned int timeout;      /* seconds */
 	unsigned int lock_timeout; /* seconds */
+	enum start_mode start;
 	/* Where systemd's cgroup tree is mounted; not a plugstack argument,
 	 * tests point it elsewhere. */
 	char cgroup_root[64];
@@ -42,6 +49,7 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 		 char *err, size_t errlen);
 
 const char *config_mode_name(enum ebpf_mode mode);
+const char *config_start_name(enum start_mode start);
 
 /* The unit name without a ".service" suffix, as the log lines show it. */
 void config_unit_display(const struct config *cfg, char *buf, size_t len);

@@ -56,9 +56,9 @@ int ctx_init(spank_t sp, int argc, char **argv)
 			err);
 		return 0;
 	}
-	log_msg(LOG_INFO, "version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us",
+	log_msg(LOG_INFO, "version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s",
 		PACKAGE_VERSION, config_mode_name(cfg.mode), cfg.unit, cfg.state,
-		cfg.systemctl, cfg.timeout, cfg.lock_timeout);
+		cfg.systemctl, cfg.timeout, cfg.lock_timeout, config_start_name(cfg.start));
 	warn_if_not_tmpfs(cfg.state);
 	if (access(cfg.systemctl, X_OK) < 0)
 		log_msg(LOG_ERROR, "%s is not an executable file: the exporter cannot be started (set systemctl=)",

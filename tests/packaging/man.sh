@@ -47,7 +47,7 @@ done
 plugindir=$(mkexpand slurmplugindir)
 slurmconfdir=$(mkexpand slurmconfdir)
 like "synopsis: the plugstack line with the configured plugin path" "$flat" \
-	"optional $plugindir/spank_ebpf.so \\[mode=opt-in\\|always\\] \\[unit=UNIT\\] \\[state=FILE\\] \\[systemctl=PATH\\] \\[timeout=SECONDS\\] \\[lock_timeout=SECONDS\\]"
+	"optional $plugindir/spank_ebpf.so \\[mode=opt-in\\|always\\] \\[unit=UNIT\\] \\[state=FILE\\] \\[systemctl=PATH\\] \\[timeout=SECONDS\\] \\[lock_timeout=SECONDS\\] \\[start=wait\\|background\\]"
 like "argument mode, default opt-in" "$flat" 'opt-in \(default\)'
 like "argument unit, default" "$flat" 'unit=UNIT .*Default: ebpf_exporter\.service'
 like "argument state, default" "$flat" 'state=FILE .*Default: /run/ebpf_exporter\.refcount'
@@ -55,6 +55,7 @@ like "state: lock, temp and corrupt files" "$flat" 'FILE\.lock .*FILE\.tmp .*FIL
 like "argument systemctl, default $(mkvar SYSTEMCTL)" "$flat" "systemctl=PATH .*Default: $(mkvar SYSTEMCTL)\\."
 like "argument timeout, 1-600, default 10" "$flat" 'timeout=SECONDS How long each .* from 1 to 600\. Default: 10\.'
 like "argument lock_timeout, 1-600, default 60, more than 3 x timeout" "$flat" 'lock_timeout=SECONDS .* from 1 to 600\. Default: 60\. It must be more than 3 × timeout'
+like "argument start, wait or background" "$flat" 'start=wait\|background wait \(the default\): the first job.s prolog waits for systemctl start'
 like "user option --ebpf with its help text" "$flat" '--ebpf Enable eBPF observability \(ebpf_exporter\) for this job\.'
 like "install on submit hosts too" "$flat" 'must be installed and declared on every submit host'
 like "restart slurmd after install or upgrade" "$flat" 'Restart slurmd after installing or upgrading the plugin'
@@ -81,11 +82,12 @@ while IFS='|' read -r code doc; do
 		failed=$((failed + 1))
 	fi
 done <<'EOF'
-version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us|version VERSION loaded: mode=opt-in unit=ebpf_exporter.service state=... systemctl=... timeout=10s lock_timeout=60s
+version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s|version VERSION loaded: mode=opt-in unit=ebpf_exporter.service state=... systemctl=... timeout=10s lock_timeout=60s start=wait
 %s job %u|prolog job 42
 refcount now %zu|refcount now 1
 "starting" : "stopping"|starting ebpf_exporter
 "started" : "stopped"|ebpf_exporter started in 850 ms
+start queued in %lu ms (start=background: the job does not wait for it)|ebpf_exporter start queued in 12 ms (start=background: the job does not wait for it)
 job %u already holds %s; refcount stays %zu|job 42 already holds ebpf_exporter.service; refcount stays 1
 job %u holds no reference on %s; refcount stays %zu|job 42 holds no reference on ebpf_exporter.service; refcount stays 0
 failed to %s %s: %s %s %s %s; the job is not affected|failed to start ebpf_exporter.service: /usr/bin/systemctl start ebpf_exporter.service exited with status 5; the job is not affected

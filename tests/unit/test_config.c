@@ -25,6 +25,10 @@ static const struct row rows[] = {
 	{ { "timeout=1", "lock_timeout=600" }, NULL },
 	{ { "timeout=10", "lock_timeout=31" }, NULL },
 	{ { "timeout=19" }, NULL },
+	{ { "start=wait" }, NULL },
+	{ { "start=background" }, NULL },
+	{ { "start=nowait" }, "\"start=nowait\": start must be \"wait\" or \"background\"" },
+	{ { "start=" }, "empty value for start" },
 	{ { "timeout=20" }, "\"timeout=20\": lock_timeout (60 s, the default) must be more than 3 x timeout (3 x 20 s = 60 s), or a job waiting" },
 	/* A waiter must not give up while one holder legitimately runs its
 	 * bounded calls (three at most): lock_timeout > 3 x timeout. */
@@ -98,6 +102,8 @@ int main(void)
 	ok(!strcmp(cfg.state, "/run/ebpf_exporter.refcount"), "default state");
 	ok(cfg.systemctl[0] == '/', "default systemctl is absolute: %s", cfg.systemctl);
 	ok(cfg.timeout == 10 && cfg.lock_timeout == 60, "default timeouts 10 s / 60 s");
+	ok(cfg.start == START_WAIT && !strcmp(config_start_name(cfg.start), "wait"),
+	   "default start=wait: payloads start with the probes live");
 
 	/* Values land where they should. */
 	argv[0] = "unit=foo";

@@ -275,6 +275,52 @@ int main(void)
 	ok(!strcmp(s, "2\n55\n56\n"), "salvaged job kept, file rewritten clean");
 	free(s);
 
+	/* start=background: systemd is asked to start the unit without
+	 * waiting; the stop still waits (systemd's queue orders it after a
+	 * start still running). A start that fails later is found by the next
+	 * join, which asks systemd and starts it again. */
+	fresh("ok");
+	cfg.start = START_BACKGROUND;
+	{
+		char slice[300];
+
+		snprintf(slice, sizeof(slice), "%s/cgroup/system.slice", dir);
+		mkdir(slice, 0755);
+	}
+	ok(update(1001, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED), "start=background: first job starts");
+	ok(tu_logged("info: spank_ebpf: ebpf_exporter start queued in ") &&
+	   tu_logged("(start=background: the job does not wait for it)"),
+	   "... and says the start was only queued");
+	s = tu_double_log(dir);
+	ok(!strcmp(s, "start --no-block ebpf_exporter.service count=1 locked=yes\n"),
+	   "... systemctl start --no-block, under the lock: %s", s);
+	free(s);
+	{
+		char p[600];
+
+		/* It failed in the background: no cgroup, systemd says failed. */
+		snprintf(p, sizeof(p), "%s/bin/active", dir);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/cgroup/system.slice/ebpf_exporter.service", dir);
+		ok(rmdir(p) == 0, "(the double had made its cgroup)");
+	}
+	tu_clear_logs();
+	ok(update(1002, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_RESTARTED) &&
+	   tu_logged("is not running although 1 other jobs hold it"),
+	   "a start that failed in the background: the next join notices and starts it again");
+	update(1001, HOLD_RELEASE);
+	ok(update(1002, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "the last job stops it");
+	s = tu_double_log(dir);
+	ok(strstr(s, "\nstop ebpf_exporter.service count=0 locked=yes\n") != NULL, "... with a plain (waiting) stop: %s", s);
+	free(s);
+	cfg.start = START_WAIT;
+	{
+		char slice[300];
+
+		snprintf(slice, sizeof(slice), "%s/cgroup/system.slice", dir);
+		ok(rmdir(slice) == 0, "the test's cgroup tree is gone again");
+	}
+
 	/* A damaged file whose update changes nothing (an epilog of a job
 	 * that holds nothing) must not wedge the state: the next job still
 	 * gets through, and so does every one after it. */
