@@ -71,7 +71,7 @@ is "check-config as nobody: works" "$rc" 0
 # --- check-config: the plugin's own words ---
 run check-config "$conf"
 is "valid file: exit 0 and the effective settings" "$rc $out" \
-	"0 $conf: valid: mode=opt-in unit=ebpf_exporter.service state=$d/state systemctl=$d/bin/systemctl timeout=2s lock_timeout=7s start=wait"
+	"0 $conf: valid: mode=opt-in unit=ebpf_exporter.service state=$d/state systemctl=$d/bin/systemctl timeout=2s lock_timeout=7s start=wait linger=0s"
 run check-config - <<<"optional spank_ebpf.so mode=always unit=-H"
 is "invalid line on stdin: exit 1, the plugin's message" "$rc $err" \
 	'1 spank-ebpf: check-config: (standard input):1: invalid plugstack argument "unit=-H": unit name must not start with "-"'

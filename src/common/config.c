@@ -4,12 +4,16 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 
 #ifndef SYSTEMCTL_PATH
 #define SYSTEMCTL_PATH "/usr/bin/systemctl"
+#endif
+#ifndef ADMIN_CMD_PATH
+#define ADMIN_CMD_PATH "/usr/sbin/spank-ebpf"
 #endif
 
 static int fail(char *err, size_t errlen, const char *arg, const char *fmt, ...)
@@ -129,9 +133,10 @@ static int parse_seconds(const char *arg, const char *key, const char *val,
 	return 0;
 }
 
-enum key { K_MODE, K_UNIT, K_STATE, K_SYSTEMCTL, K_TIMEOUT, K_LOCK_TIMEOUT, K_START, K_COUNT };
+enum key { K_MODE, K_UNIT, K_STATE, K_SYSTEMCTL, K_TIMEOUT, K_LOCK_TIMEOUT, K_START,
+	   K_LINGER, K_COUNT };
 static const char *const key_names[K_COUNT] = {
-	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout", "start"
+	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout", "start", "linger"
 };
 
 static int apply(struct config *cfg, enum key k, const char *arg,
@@ -172,6 +177,14 @@ static int apply(struct config *cfg, enum key k, const char *arg,
 		else
 			return fail(err, errlen, arg, "start must be \"wait\" or \"background\"");
 		return 0;
+	case K_LINGER:
+		if (strspn(val, "0123456789") != strlen(val) || strlen(val) > 6 ||
+		    strtoul(val, NULL, 10) > CONFIG_LINGER_MAX)
+			return fail(err, errlen, arg,
+				    "linger must be a whole number of seconds from 0 to %d",
+				    CONFIG_LINGER_MAX);
+		cfg->linger = (unsigned int)strtoul(val, NULL, 10);
+		return 0;
 	case K_LOCK_TIMEOUT:
 		return parse_seconds(arg, "lock_timeout", val, &cfg->lock_timeout,
 				     err, errlen);
@@ -190,6 +203,7 @@ static void set_defaults(struct config *cfg)
 	cfg->timeout = DEFAULT_TIMEOUT;
 	cfg->lock_timeout = DEFAULT_LOCK_TIMEOUT;
 	snprintf(cfg->cgroup_root, sizeof(cfg->cgroup_root), "/sys/fs/cgroup");
+	snprintf(cfg->admin_cmd, sizeof(cfg->admin_cmd), "%s", ADMIN_CMD_PATH);
 }
 
 int config_parse(struct config *cfg, int argc, char *const argv[],
@@ -216,7 +230,7 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 				break;
 		if (k == K_COUNT)
 			return fail(err, errlen, arg,
-				    "unknown key (expected mode, unit, state, systemctl, timeout, lock_timeout or start)");
+				    "unknown key (expected mode, unit, state, systemctl, timeout, lock_timeout, start or linger)");
 		if (!eq)
 			return fail(err, errlen, arg, "expected %s=VALUE", key_names[k]);
 		if (eq[1] == '\0')
@@ -236,6 +250,16 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 			    CONFIG_LOCKED_CALLS, CONFIG_LOCKED_CALLS, tmp.timeout,
 			    given[K_TIMEOUT] ? "" : ", the default",
 			    CONFIG_LOCKED_CALLS * tmp.timeout);
+	/* Kept, space-separated: the linger timer runs spank-ebpf with them. */
+	for (i = 0; i < argc; i++) {
+		size_t used = strlen(tmp.args);
+
+		if (used + strlen(argv[i]) + 2 > sizeof(tmp.args))
+			return fail(err, errlen, argv[i], "the arguments are longer than %d bytes in all",
+				    CONFIG_ARGS_MAX - 1);
+		snprintf(tmp.args + used, sizeof(tmp.args) - used, "%s%s", used ? " " : "", argv[i]);
+	}
+	tmp.argc = argc;
 	*cfg = tmp;
 	return 0;
 }

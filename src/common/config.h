@@ -16,6 +16,8 @@ enum start_mode { START_WAIT, START_BACKGROUND };
 #define CONFIG_PATH_MAX 256   /* leaves room for ".lock"/".tmp" suffixes */
 #define CONFIG_UNIT_MAX 256   /* systemd's own limit on unit names */
 #define CONFIG_TIMEOUT_MAX 600
+#define CONFIG_LINGER_MAX 86400 /* a day: longer is "always on" */
+#define CONFIG_ARGS_MAX 2048
 
 #define DEFAULT_UNIT "ebpf_exporter.service"
 #define DEFAULT_STATE "/run/ebpf_exporter.refcount"
@@ -37,6 +39,14 @@ struct config {
 	unsigned int timeout;      /* seconds */
 	unsigned int lock_timeout; /* seconds */
 	enum start_mode start;
+	unsigned int linger;       /* seconds the exporter outlives the last job */
+	/* The admin command the linger timer runs; not a plugstack argument,
+	 * tests point it elsewhere. */
+	char admin_cmd[CONFIG_PATH_MAX];
+	/* The accepted arguments, as given (validated: printable, no spaces),
+	 * for the programs the plugin starts with its own configuration. */
+	int argc;
+	char args[CONFIG_ARGS_MAX];
 	/* Where systemd's cgroup tree is mounted; not a plugstack argument,
 	 * tests point it elsewhere. */
 	char cgroup_root[64];

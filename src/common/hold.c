@@ -6,6 +6,7 @@
 
 #include "hold.h"
 #include "jobset.h"
+#include "linger.h"
 #include "log.h"
 #include "stats.h"
 #include "unit.h"
@@ -71,9 +72,23 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 	log_msg(LOG_INFO, "refcount now %zu", set.n);
 
 	if (before == 0 && set.n > 0) {
-		ev |= hold_transition(&sf, cfg, HOLD_STARTED);
+		if (linger_close(&sf) && !unit_is_dead(cfg)) {
+			log_msg(LOG_INFO, "job %u joined within the linger window: %s keeps running",
+				job, cfg->unit);
+			ev |= HOLD_KEPT;
+		} else {
+			ev |= hold_transition(&sf, cfg, HOLD_STARTED);
+		}
 	} else if (before > 0 && set.n == 0) {
-		ev |= hold_transition(&sf, cfg, HOLD_STOPPED);
+		char display[CONFIG_UNIT_MAX];
+
+		config_unit_display(cfg, display, sizeof(display));
+		if (cfg->linger > 0 && linger_open(&sf, cfg, job) == 0) {
+			log_msg(LOG_INFO, "keeping %s for %u s", display, cfg->linger);
+			ev |= HOLD_LINGERING;
+		} else {
+			ev |= hold_transition(&sf, cfg, HOLD_STOPPED);
+		}
 	} else if (op == HOLD_ACQUIRE && unit_is_dead(cfg)) {
 		log_msg(LOG_ERROR, "%s is not running although %zu other jobs hold it; starting it again",
 			cfg->unit, before);

@@ -27,6 +27,8 @@ enum hold_event {
 	HOLD_STOPPED = 4,      /* systemctl stop was run */
 	HOLD_UNIT_FAILED = 8,  /* ... and it failed or timed out */
 	HOLD_RESTARTED = 16,   /* started again: it had died under its jobs */
+	HOLD_LINGERING = 32,   /* the last job left: a linger window opened, no stop */
+	HOLD_KEPT = 64,        /* a job joined within the window: no start */
 };
 
 /* Returns 0 when the state was updated (or needed no update), -1 when it

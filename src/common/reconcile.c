@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hold.h"
+#include "linger.h"
 #include "log.h"
 #include "reconcile.h"
 #include "statefile.h"
@@ -104,7 +105,14 @@ int reconcile_run(const struct config *cfg, const struct slurm_ask *ask, bool dr
 			 cfg->unit, word);
 		log_msg(LOG_ERROR, "%s; leaving it as it is", rep->why);
 		rc = 1;
+	} else if (set.n == 0 && rep->unit == UNIT_ACTIVE &&
+		   (rep->linger_left = linger_left(&sf)) > 0) {
+		log_msg(LOG_INFO, "%s runs with no job in its linger window (%ld s left): left as it is",
+			cfg->unit, rep->linger_left);
 	} else if (set.n == 0 && rep->unit == UNIT_ACTIVE) {
+		/* No window, or one whose timer was lost: the backstop. */
+		if (!dry_run)
+			linger_close(&sf);
 		log_msg(LOG_INFO, "%s is running but no job holds it: %s", cfg->unit,
 			dry_run ? "would stop it" : "stopping it");
 		rep->unit_events = dry_run ? HOLD_STOPPED : hold_transition(&sf, cfg, HOLD_STOPPED);

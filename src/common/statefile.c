@@ -424,6 +424,18 @@ int statefile_write_aux(struct statefile *sf, const char *suffix, const char *wh
 	return replace(sf, suffix, what, buf, len);
 }
 
+int statefile_remove_aux(struct statefile *sf, const char *suffix)
+{
+	char name[CONFIG_PATH_MAX + 16];
+
+	snprintf(name, sizeof(name), "%s%s", sf->base, suffix);
+	if (unlinkat(sf->dirfd, name, 0) == 0)
+		return 1;
+	if (errno != ENOENT)
+		log_msg(LOG_ERROR, "cannot remove %s%s: %s", sf->path, suffix, strerror(errno));
+	return 0;
+}
+
 int statefile_has_aux(struct statefile *sf, const char *suffix)
 {
 	char name[CONFIG_PATH_MAX + 16];

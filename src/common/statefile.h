@@ -60,6 +60,8 @@ int statefile_read_aux(struct statefile *sf, const char *suffix, char *buf,
 int statefile_write_aux(struct statefile *sf, const char *suffix, const char *what,
 			const char *buf, size_t len);
 int statefile_has_aux(struct statefile *sf, const char *suffix);
+/* Removes it (lock held): 1 when it was there, 0 when not (or logged). */
+int statefile_remove_aux(struct statefile *sf, const char *suffix);
 
 /* Is the state's directory on tmpfs (as it must be, so that a reboot
  * forgets the jobs)? 1 yes, 0 no, -1 cannot tell. */

@@ -24,9 +24,9 @@ int cmd_check_config(struct cmd *cmd)
 		fprintf(stderr, "spank-ebpf: check-config: %s\n", err);
 		return EXIT_ANOMALY;
 	}
-	printf("%s: valid: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s\n",
+	printf("%s: valid: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s linger=%us\n",
 	       strcmp(pos[0], "-") ? pos[0] : "(standard input)", config_mode_name(cmd->cfg.mode), cmd->cfg.unit, cmd->cfg.state,
 	       cmd->cfg.systemctl, cmd->cfg.timeout, cmd->cfg.lock_timeout,
-	       config_start_name(cmd->cfg.start));
+	       config_start_name(cmd->cfg.start), cmd->cfg.linger);
 	return EXIT_OK;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jobset.h"
+#include "linger.h"
 #include "slurmjobs.h"
 #include "spank-ebpf.h"
 #include "statefile.h"
@@ -24,6 +25,7 @@ struct note {
 struct report {
 	bool readable, damaged, corrupt, asked, answered;
 	int tmpfs;
+	long linger_left;
 	struct jobset set;
 	struct job_answer *ans;
 	enum unit_state unit;
@@ -60,6 +62,7 @@ static void gather(const struct cmd *cmd, struct report *r)
 	if (statefile_open(&sf, cfg->state) == 0) {
 		loaded = statefile_load(&sf, &r->set);
 		r->corrupt = statefile_has_aux(&sf, ".corrupt");
+		r->linger_left = linger_left(&sf);
 	}
 	statefile_close(&sf);
 	r->readable = loaded >= 0;
@@ -94,7 +97,7 @@ static void gather(const struct cmd *cmd, struct report *r)
 			     "cannot tell which held jobs Slurm still runs on %s: %s", cmd->ask.node,
 			     r->ans ? r->slurm_why : "out of memory");
 	}
-	if (r->readable && r->unit == UNIT_ACTIVE && r->set.n == 0)
+	if (r->readable && r->unit == UNIT_ACTIVE && r->set.n == 0 && r->linger_left <= 0)
 		note(r->anomalies, &r->nanom, "unit_without_holder",
 		     "%s is running but no job holds it (spank-ebpf reconcile stops it)", cfg->unit);
 	if (r->readable && r->unit == UNIT_INACTIVE && r->set.n > 0)
@@ -164,10 +167,15 @@ static void print_json(const struct cmd *cmd, const struct report *r)
 	json_string(cmd->ask.node);
 	printf(",\"health\":\"%s\",\"state\":{\"path\":", health(r));
 	json_string(cmd->cfg.state);
-	printf(",\"readable\":%s,\"damaged\":%s,\"corrupt_copy\":%s,\"on_tmpfs\":%s,\"count\":%zu,\"jobs\":[",
+	printf(",\"readable\":%s,\"damaged\":%s,\"corrupt_copy\":%s,\"on_tmpfs\":%s,\"linger_left\":",
 	       r->readable ? "true" : "false", r->damaged ? "true" : "false",
 	       r->corrupt ? "true" : "false",
-	       r->tmpfs < 0 ? "null" : r->tmpfs ? "true" : "false", r->set.n);
+	       r->tmpfs < 0 ? "null" : r->tmpfs ? "true" : "false");
+	if (r->linger_left < 0)
+		printf("null");
+	else
+		printf("%ld", r->linger_left);
+	printf(",\"count\":%zu,\"jobs\":[", r->set.n);
 	for (i = 0; i < r->set.n; i++)
 		printf("%s%u", i ? "," : "", r->set.ids[i]);
 	printf("]},\"unit\":{\"name\":");
@@ -215,6 +223,8 @@ static void print_text(const struct cmd *cmd, const struct report *r)
 		printf("state %s: unreadable\n", cmd->cfg.state);
 	}
 	printf("unit %s: %s\n", cmd->cfg.unit, r->unit == UNIT_UNKNOWN ? "unknown" : r->unit_word);
+	if (r->linger_left >= 0)
+		printf("linger window: %ld s left\n", r->linger_left);
 	for (i = 0; r->answered && i < r->set.n; i++)
 		printf("job %u: %s\n", r->set.ids[i],
 		       r->ans[i].where == JOB_HERE ? r->ans[i].state :

@@ -23,6 +23,7 @@ static const char usage_text[] =
 	"       spank-ebpf [-c FILE] metrics [--textfile DIR]\n"
 	"       spank-ebpf check-config FILE|-\n"
 	"       spank-ebpf [-c FILE] prolog|epilog   (as Slurm's Prolog=/Epilog=: no arguments)\n"
+	"       spank-ebpf linger-end PLUGSTACK-ARGS...   (run by the plugin's linger timer)\n"
 	"       spank-ebpf --help | --version\n";
 
 static const struct {
@@ -36,6 +37,7 @@ static const struct {
 	{ "check-config", cmd_check_config, "validate a plugstack file's spank_ebpf.so line as the plugin does" },
 	{ "prolog", cmd_hook, "take the job's hold (Prolog=, for PrologFlags=RunInJob)" },
 	{ "epilog", cmd_hook, "release the job's hold (Epilog=)" },
+	{ "linger-end", cmd_linger_end, "end a linger window (run by the timer the plugin arms)" },
 };
 
 static void help(void)

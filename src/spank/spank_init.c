@@ -56,9 +56,10 @@ int ctx_init(spank_t sp, int argc, char **argv)
 			err);
 		return 0;
 	}
-	log_msg(LOG_INFO, "version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s",
+	log_msg(LOG_INFO, "version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s linger=%us",
 		PACKAGE_VERSION, config_mode_name(cfg.mode), cfg.unit, cfg.state,
-		cfg.systemctl, cfg.timeout, cfg.lock_timeout, config_start_name(cfg.start));
+		cfg.systemctl, cfg.timeout, cfg.lock_timeout, config_start_name(cfg.start),
+		cfg.linger);
 	warn_if_not_tmpfs(cfg.state);
 	if (access(cfg.systemctl, X_OK) < 0)
 		log_msg(LOG_ERROR, "%s is not an executable file: the exporter cannot be started (set systemctl=)",

@@ -112,6 +112,8 @@ e2e_setup() {
 		"$E2E_DIR"/out "$E2E_DIR"/snap "$E2E_DIR"/gates "$E2E_DIR"/munge
 	chmod 0755 "$E2E_DIR"/state
 	install -m 0755 "$E2E_DOUBLE_SRC" "$SYSTEMCTL"
+	# systemd-run beside it, as the plugin expects (linger=).
+	install -m 0755 "$(dirname "$E2E_DOUBLE_SRC")/systemd-run-double" "$DBL/systemd-run"
 	echo "$STATE" >"$DBL/statefile"
 	touch "$DBL/timestamps"
 	_e2e_mounts

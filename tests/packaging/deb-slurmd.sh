@@ -34,7 +34,7 @@ log=$(log_since "$m")
 like "slurmd loads the plugin through the package's drop-in" "$log" \
 	"spank: /etc/slurm/plugstack\\.conf\\.d/spank_ebpf\\.conf:[0-9]+: Loaded plugin spank_ebpf\\.so"
 like "slurmd: the plugin's version line, shipped defaults" "$log" \
-	"spank_ebpf: version $VERSION loaded: mode=opt-in unit=ebpf_exporter\\.service state=/run/ebpf_exporter\\.refcount systemctl=/usr/bin/systemctl timeout=10s lock_timeout=60s start=wait"
+	"spank_ebpf: version $VERSION loaded: mode=opt-in unit=ebpf_exporter\\.service state=/run/ebpf_exporter\\.refcount systemctl=/usr/bin/systemctl timeout=10s lock_timeout=60s start=wait linger=0s"
 # The only error allowed at this point: /run is not a tmpfs on some test
 # machines, which the plugin reports for its default state file.
 errs=$(printf '%s\n' "$log" | grep 'error: spank_ebpf' | grep -v 'state directory /run is not on tmpfs')

@@ -47,7 +47,7 @@ done
 plugindir=$(mkexpand slurmplugindir)
 slurmconfdir=$(mkexpand slurmconfdir)
 like "synopsis: the plugstack line with the configured plugin path" "$flat" \
-	"optional $plugindir/spank_ebpf.so \\[mode=opt-in\\|always\\] \\[unit=UNIT\\] \\[state=FILE\\] \\[systemctl=PATH\\] \\[timeout=SECONDS\\] \\[lock_timeout=SECONDS\\] \\[start=wait\\|background\\]"
+	"optional $plugindir/spank_ebpf.so \\[mode=opt-in\\|always\\] \\[unit=UNIT\\] \\[state=FILE\\] \\[systemctl=PATH\\] \\[timeout=SECONDS\\] \\[lock_timeout=SECONDS\\] \\[start=wait\\|background\\] \\[linger=SECONDS\\]"
 like "argument mode, default opt-in" "$flat" 'opt-in \(default\)'
 like "argument unit, default" "$flat" 'unit=UNIT .*Default: ebpf_exporter\.service'
 like "argument state, default" "$flat" 'state=FILE .*Default: /run/ebpf_exporter\.refcount'
@@ -82,11 +82,14 @@ while IFS='|' read -r code doc; do
 		failed=$((failed + 1))
 	fi
 done <<'EOF'
-version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s|version VERSION loaded: mode=opt-in unit=ebpf_exporter.service state=... systemctl=... timeout=10s lock_timeout=60s start=wait
+version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s linger=%us|version VERSION loaded: mode=opt-in unit=ebpf_exporter.service state=... systemctl=... timeout=10s lock_timeout=60s start=wait linger=0s
 %s job %u|prolog job 42
 refcount now %zu|refcount now 1
 "starting" : "stopping"|starting ebpf_exporter
 "started" : "stopped"|ebpf_exporter started in 850 ms
+keeping %s for %u s|keeping ebpf_exporter for 60 s
+joined within the linger window: %s keeps running|job 43 joined within the linger window: ebpf_exporter.service keeps running
+stopping %s after %u s without jobs|stopping ebpf_exporter after 60 s without jobs
 start queued in %lu ms (start=background: the job does not wait for it)|ebpf_exporter start queued in 12 ms (start=background: the job does not wait for it)
 job %u already holds %s; refcount stays %zu|job 42 already holds ebpf_exporter.service; refcount stays 1
 job %u holds no reference on %s; refcount stays %zu|job 42 holds no reference on ebpf_exporter.service; refcount stays 0
