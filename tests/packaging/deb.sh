@@ -57,16 +57,34 @@ like "debian/copyright: DEP-5" "$(head -n 1 "$src/packaging/debian/copyright")" 
 like "orig tarball is make dist's" "$(ls "$D")" "^slurm-spank-ebpf_$VERSION\\.orig\\.tar\\.xz\$"
 
 # --- binary packages: fields ----------------------------------------------------
+# Every Slurm dependency names the one family whose headers the build used,
+# both bounds on the same package: "A (>= X) | B (>= X), A (<< Y) | B (<< Y)"
+# would let SchedMD's slurm-smd meet one bound and Debian's Slurm the other.
+# The family, told apart here by the -dev package installed (the rules ask
+# dpkg who owns the header the compiler read).
 field() { dpkg-deb -f "$1" "$2"; }
-range() { echo "$1 (>= $SLURM_MAJMIN) | $2 (>= $SLURM_MAJMIN), $1 (<< $SLURM_NEXT) | $2 (<< $SLURM_NEXT)"; }
-pk_has "base Depends: Slurm $SLURM_MAJMIN plugins (Debian or SchedMD)" "$(field "$base" Depends)" \
-	"$(range slurm-wlm-basic-plugins slurm-smd)"
-like "base Depends: libc only from shlibs (libslurm is not linked)" "$(field "$base" Depends)" '^libc6 \(>= [0-9.]+\), slurm-wlm'
+range() { echo "$1 (>= $SLURM_MAJMIN), $1 (<< $SLURM_NEXT)"; }
+installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
+if installed libslurm-dev; then
+	family=Debian s_base=slurm-wlm-basic-plugins s_compute=slurmd s_submit=slurm-client
+elif installed slurm-smd-dev; then
+	family=SchedMD s_base=slurm-smd s_compute=slurm-smd-slurmd s_submit=slurm-smd-client
+else
+	family=unknown s_base='?' s_compute='?' s_submit='?'
+fi
+diag "Slurm headers on this host: $family's"
+libc=$(field "$base" Depends | sed -n 's/^\(libc6 ([^)]*)\), .*/\1/p')
+like "base Depends: libc found by shlibs (libslurm is not linked)" "$libc" '^libc6 \(>= [0-9.]+\)$'
+is "base Depends: libc, then $family's Slurm $SLURM_MAJMIN plugins, both bounds on one package" \
+	"$(field "$base" Depends)" "$libc, $(range "$s_base")"
+is "compute Depends: base, systemd, $family's slurmd $SLURM_MAJMIN" "$(field "$compute" Depends)" \
+	"slurm-spank-ebpf (= $V), systemd, $(range "$s_compute")"
+is "submit Depends: base, $family's client commands $SLURM_MAJMIN" "$(field "$submit" Depends)" \
+	"slurm-spank-ebpf (= $V), $(range "$s_submit")"
+for p in "$base" "$compute" "$submit"; do
+	unlike "$(basename "$p" | sed 's/_.*//'): no alternative (|) in Depends" "$(field "$p" Depends)" '\|'
+done
 
-is "compute Depends: base, systemd, slurmd $SLURM_MAJMIN (Debian or SchedMD)" "$(field "$compute" Depends)" \
-	"slurm-spank-ebpf (= $V), systemd, $(range slurmd slurm-smd-slurmd)"
-is "submit Depends: base, client commands $SLURM_MAJMIN (Debian or SchedMD)" "$(field "$submit" Depends)" \
-	"slurm-spank-ebpf (= $V), $(range slurm-client slurm-smd-client)"
 for p in "$base" "$compute" "$submit"; do
 	b=$(basename "$p" | sed 's/_.*//')
 	is "$b: Version $V" "$(field "$p" Version)" "$V"
@@ -76,6 +94,49 @@ for p in "$base" "$compute" "$submit"; do
 		"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$')" ""
 	dpkg-deb -x "$p" "$tmp/root-$b"
 done
+
+# --- debian/rules: the Slurm family from the header's owner ----------------------
+# override_dh_gencontrol alone, in a scratch tree: a _build/Makefile as
+# configure writes it, dh_gencontrol a no-op, and dpkg -S answering for
+# the family this host does not have (other dpkg calls go to dpkg).
+# gencontrol NAME OWNER [SLURM_CPPFLAGS]: OWNER "" asks the real dpkg.
+gencontrol() {
+	local d=$tmp/gc-$1
+	mkdir -p "$d/_build" "$d/debian" "$d/bin"
+	printf 'SLURM_MAJMIN = 23.11\nCC = %s\nCPPFLAGS = \nSLURM_CPPFLAGS = %s\n' "$(mkvar CC)" "${3:-}" >"$d/_build/Makefile"
+	printf '#!/bin/sh\nexit 0\n' >"$d/bin/dh_gencontrol"
+	if [ -n "$2" ]; then
+		printf '#!/bin/sh\nif [ "$1" = -S ]; then echo "%s: $2"; exit 0; fi\nexec /usr/bin/dpkg "$@"\n' "$2" >"$d/bin/dpkg"
+	fi
+	chmod +x "$d"/bin/*
+	(cd "$d" && PATH=$d/bin:$PATH make -s -f "$(cd "$src" && pwd)/packaging/debian/rules" override_dh_gencontrol 2>&1)
+}
+substvars() {
+	local d=$tmp/gc-$1 p
+	for p in slurm-spank-ebpf slurm-spank-ebpf-compute slurm-spank-ebpf-submit; do
+		echo "$p: $(cat "$d/debian/$p.substvars" 2>&1)"
+	done
+}
+out=$(gencontrol smd slurm-smd-dev)
+is "rules: headers of slurm-smd-dev: SchedMD's packages only" "$(substvars smd)" \
+	"slurm-spank-ebpf: slurm:Depends=slurm-smd (>= 23.11), slurm-smd (<< 23.12~)
+slurm-spank-ebpf-compute: slurm:Depends=slurm-smd-slurmd (>= 23.11), slurm-smd-slurmd (<< 23.12~)
+slurm-spank-ebpf-submit: slurm:Depends=slurm-smd-client (>= 23.11), slurm-smd-client (<< 23.12~)"
+like "rules: says which header and family it used" "$out" \
+	'^debian/rules: /.*/slurm/slurm_version\.h is slurm-smd-dev.s: Slurm 23\.11 as slurm-smd, slurm-smd-slurmd, slurm-smd-client$'
+gencontrol deb "libslurm-dev:$arch" >/dev/null
+is "rules: headers of libslurm-dev (arch-qualified): Debian's packages only" "$(substvars deb)" \
+	"slurm-spank-ebpf: slurm:Depends=slurm-wlm-basic-plugins (>= 23.11), slurm-wlm-basic-plugins (<< 23.12~)
+slurm-spank-ebpf-compute: slurm:Depends=slurmd (>= 23.11), slurmd (<< 23.12~)
+slurm-spank-ebpf-submit: slurm:Depends=slurm-client (>= 23.11), slurm-client (<< 23.12~)"
+mkdir -p "$tmp/inc/slurm"
+echo '#define SLURM_VERSION_NUMBER 0x170b00' >"$tmp/inc/slurm/slurm_version.h"
+rc=0
+out=$(gencontrol none "" "-I$tmp/inc") || rc=$?
+ok_if "rules: headers no package owns: the build stops (make exit $rc)" test "$rc" -ne 0
+like "rules: ... saying which header and what to install" "$out" \
+	"^debian/rules: the build used $tmp/inc/slurm/slurm_version\\.h \\(Slurm 23\\.11\\), owned by no package: .*libslurm-dev .*slurm-smd-dev"
+is "rules: ... and writes no dependency" "$(cat "$tmp"/gc-none/debian/*.substvars 2>/dev/null)" ""
 
 # --- binary packages: files ------------------------------------------------------
 # contents PKG: "path" for files, "path -> target" for links, no directories.
