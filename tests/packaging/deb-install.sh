@@ -180,6 +180,10 @@ check_declared "reinstalled after remove"
 # --- purge --------------------------------------------------------------------------
 owned=$(for p in $PKGS; do dpkg-query -L "$p" 2>/dev/null; done | sort -u)
 dpkg_conffiles=$(dpkg-query -W -f='${Conffiles}\n' $PKGS 2>/dev/null | awk 'NF { print $1 }')
+# The check below looks for these files after the purge: it means
+# something only if dpkg listed them.
+like "before purge: dpkg lists the packages' files (the plugin among them)" "$owned" "^$SO\$"
+like "before purge: dpkg lists the drop-in as a conffile" "$dpkg_conffiles" "^$CONF\$"
 apt_ok "apt purge the three packages" purge $PKGS
 is "purged: none installed, no configuration left" \
 	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "- - -"

@@ -25,7 +25,12 @@ srpm=$(ls "$R"/SRPMS/slurm-spank-ebpf-"$VERSION"-*.src.rpm 2>/dev/null | head -n
 for f in base compute submit srpm; do
 	ok_if "built the $f package" test -f "${!f}"
 done
-q() { rpm -qp --nosignature "$@" 2>/dev/null; }
+# q ARGS...: rpm -qp; a query that fails prints why (so that a check
+# expecting no output cannot pass on a package it could not read).
+q() {
+	rpm -qp --nosignature "$@" 2>"$tmp/q.err" ||
+		echo "rpm -qp $* FAILED: $(cat "$tmp/q.err")"
+}
 VR=$(q --qf '%{VERSION}-%{RELEASE}' "$base")
 libdir=$(rpm --eval '%{_libdir}')
 
