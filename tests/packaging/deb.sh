@@ -99,10 +99,31 @@ for p in "$base" "$compute" "$submit"; do
 	unlike "$b: no Pre-Depends, Conflicts, Breaks, Replaces" "$ctl" '^(Pre-Depends|Conflicts|Breaks|Replaces):'
 	dpkg-deb -e "$p" "$tmp/ctl-$b"
 	ok_if "$b: control area extracted" test -f "$tmp/ctl-$b/control"
-	is "$b: no maintainer scripts (nothing restarts slurmd)" \
-		"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$')" ""
+	if [ "$b" = slurm-spank-ebpf-compute ]; then
+		is "$b: maintainer scripts: postinst, prerm, postrm (the timer)" \
+			"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$' | tr '\n' ' ')" "postinst postrm prerm "
+	else
+		is "$b: no maintainer scripts (nothing restarts slurmd)" \
+			"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$')" ""
+	fi
 	dpkg-deb -x "$p" "$tmp/root-$b"
 done
+like "compute: Suggests prometheus-node-exporter" "$(field "$compute" Suggests)" '(^|, )prometheus-node-exporter(,|$)'
+is "compute: no Recommends (node_exporter is not wanted by default)" "$(field "$compute" Recommends)" ""
+
+# The compute package's scripts: the timer only, enabled and started on
+# install, stopped on removal, its links removed on purge; never slurmd,
+# never the exporter, never the services the timer runs.
+c=$tmp/ctl-slurm-spank-ebpf-compute
+scripts=$(cat "$c/postinst" "$c/prerm" "$c/postrm" 2>&1)
+is "compute scripts: the only unit they name is the timer" \
+	"$(printf '%s\n' "$scripts" | grep -o "[A-Za-z0-9_@.-]*\.\(service\|socket\|timer\)" | sort -u)" "spank-ebpf-reconcile.timer"
+unlike "compute scripts: never slurmd or the exporter" "$scripts" 'slurmd|ebpf_exporter'
+like "compute postinst: enables the timer" "$(cat "$c/postinst")" "deb-systemd-helper enable 'spank-ebpf-reconcile\.timer'"
+like "compute postinst: starts it (restart on upgrade), where systemd runs" "$(cat "$c/postinst")" \
+	"deb-systemd-invoke .*_dh_action 'spank-ebpf-reconcile\.timer'"
+like "compute prerm: stops it on removal" "$(cat "$c/prerm")" "deb-systemd-invoke stop 'spank-ebpf-reconcile\.timer'"
+like "compute postrm: removes its links on purge" "$(cat "$c/postrm")" "deb-systemd-helper purge 'spank-ebpf-reconcile\.timer'"
 
 # --- debian/rules: the Slurm family from the header's owner ----------------------
 # override_dh_gencontrol alone, in a scratch tree: a _build/Makefile as
@@ -157,16 +178,27 @@ is "base: files" "$(contents "$base")" "$(sort <<EOF
 /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 /etc/slurm/spank_ebpf.conf
 /usr/lib/$triplet/slurm-wlm/spank_ebpf.so
+/usr/sbin/spank-ebpf
 $doc/README.md.gz
 $doc/changelog.Debian.gz
 $doc/copyright
 /usr/share/lintian/overrides/slurm-spank-ebpf
 /usr/share/man/man8/slurm-spank-ebpf.8.gz -> spank_ebpf.8.gz
+/usr/share/man/man8/spank-ebpf.8.gz
 /usr/share/man/man8/spank_ebpf.8.gz
 EOF
 )"
-is "compute: files" "$(contents "$compute")" "/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
-/usr/share/doc/slurm-spank-ebpf-compute -> slurm-spank-ebpf"
+# The unit directory is the build host's systemd.pc's (bookworm: /lib).
+unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+unitdir=${unitdir:-/usr/lib/systemd/system}
+is "compute: files (the preset, the timer and its two services in $unitdir)" "$(contents "$compute")" "$(sort <<EOF
+$unitdir/spank-ebpf-metrics.service
+$unitdir/spank-ebpf-reconcile.service
+$unitdir/spank-ebpf-reconcile.timer
+/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
+/usr/share/doc/slurm-spank-ebpf-compute -> slurm-spank-ebpf
+EOF
+)"
 is "submit: files (a metapackage)" "$(contents "$submit")" "/usr/share/doc/slurm-spank-ebpf-submit -> slurm-spank-ebpf"
 is "conffiles: only the drop-in (the link is a plain package file)" \
 	"$(cat "$tmp/ctl-slurm-spank-ebpf/conffiles") $(cat "$tmp"/ctl-slurm-spank-ebpf-{compute,submit}/conffiles 2>/dev/null)" \
@@ -188,9 +220,45 @@ man=$(zcat "$r/usr/share/man/man8/spank_ebpf.8.gz")
 like "man page: version $VERSION" "$man" "^\\.TH SPANK_EBPF 8 \"[0-9-]+\" \"slurm\\\\-spank\\\\-ebpf $VERSION\""
 like "man page: Debian's paths" "$man" "^\\.I /usr/lib/$triplet/slurm-wlm/spank_ebpf\\.so\$"
 is "man page: lint-clean" "$(printf '%s\n' "$man" | groff -ww -z -man 2>&1)" ""
-is "preset: service and socket disabled" \
+is "preset: service and socket disabled, the reconcile timer enabled" \
 	"$(active_lines "$tmp/root-slurm-spank-ebpf-compute/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset")" \
 	"disable ebpf_exporter.service
-disable ebpf_exporter.socket"
+disable ebpf_exporter.socket
+enable spank-ebpf-reconcile.timer"
+ok_if "the command: /usr/sbin/spank-ebpf, executable" test -x "$r/usr/sbin/spank-ebpf"
+like "the command runs: --version" "$("$r/usr/sbin/spank-ebpf" --version 2>&1)" "^spank-ebpf $VERSION\$"
+like "the command's default plugstack file is the drop-in's link" "$("$r/usr/sbin/spank-ebpf" --help 2>&1)" \
+	'default /etc/slurm/plugstack\.conf\.d/spank_ebpf\.conf'
+is "the command accepts the shipped drop-in (check-config)" \
+	"$("$r/usr/sbin/spank-ebpf" check-config "$r/etc/slurm/spank_ebpf.conf" 2>&1 | sed "s|^$r||")" \
+	"/etc/slurm/spank_ebpf.conf: valid: mode=opt-in unit=ebpf_exporter.service state=/run/ebpf_exporter.refcount systemctl=/usr/bin/systemctl timeout=10s lock_timeout=60s"
+man=$(zcat "$r/usr/share/man/man8/spank-ebpf.8.gz")
+like "spank-ebpf(8): version $VERSION" "$man" "^\\.TH SPANK-EBPF 8 \"[0-9-]+\" \"slurm.*spank.*ebpf $VERSION\""
+is "spank-ebpf(8): lint-clean" "$(printf '%s\n' "$man" | groff -ww -z -man 2>&1)" ""
+u=$tmp/root-slurm-spank-ebpf-compute$unitdir
+is "timer: the design's schedule, wanted by timers.target" \
+	"$(grep -E '^(OnBootSec|OnUnitActiveSec|RandomizedDelaySec|Persistent|WantedBy)=' "$u/spank-ebpf-reconcile.timer" 2>&1)" \
+	"OnBootSec=2min
+OnUnitActiveSec=5min
+RandomizedDelaySec=2min
+Persistent=false
+WantedBy=timers.target"
+is "reconcile service: oneshot, the installed command, pulls in the metrics" \
+	"$(grep -E '^(Type|ExecStart|Wants|Documentation|NoNewPrivileges|ProtectHome)=' "$u/spank-ebpf-reconcile.service" 2>&1)" \
+	"Documentation=man:spank-ebpf(8)
+Wants=spank-ebpf-metrics.service
+Type=oneshot
+ExecStart=/usr/sbin/spank-ebpf reconcile
+NoNewPrivileges=yes
+ProtectHome=yes"
+is "metrics service: after reconcile, Debian's textfile directory, skipped without it" \
+	"$(grep -E '^(After|ConditionPathIsDirectory|Type|ExecStart)=' "$u/spank-ebpf-metrics.service" 2>&1)" \
+	"After=spank-ebpf-reconcile.service
+ConditionPathIsDirectory=/var/lib/prometheus/node-exporter
+Type=oneshot
+ExecStart=/usr/sbin/spank-ebpf metrics --textfile /var/lib/prometheus/node-exporter"
+ok_if "both services are there" test -f "$u/spank-ebpf-reconcile.service" -a -f "$u/spank-ebpf-metrics.service"
+is "services: no [Install] (only the timer runs them)" \
+	"$(grep -l '^\[Install\]' "$u"/*.service 2>&1)" ""
 
 done_testing
