@@ -199,27 +199,25 @@ sys_mirror() {
 	} | awk -v c="$codename" '$2 == c { print $1; exit }' | sed 's:/*$::'
 }
 
-# Build-Depends of packaging/debian/control, first alternative of each,
-# without versions or architectures (debhelper-compat is debhelper's).
+# Build-Depends of packaging/debian/control as one line, alternatives and
+# versions kept: `apt-get satisfy` picks what each release has (for
+# instance systemd-dev, or bookworm's systemd, for systemd.pc).
 _sys_build_depends() {
 	local control=$SYS_TOP/packaging/debian/control
-	[ -f "$control" ] || { echo "libslurm-dev pkgconf"; return 0; }
+	[ -f "$control" ] || { echo "libslurm-dev, pkgconf"; return 0; }
 	awk '
 		/^Build-Depends:/ { on = 1; sub(/^Build-Depends:/, ""); print; next }
 		on && /^[ \t]/ { print; next }
 		{ on = 0 }' "$control" |
-		tr '\n' ' ' | tr ',' '\n' |
-		sed -e 's/|.*//' -e 's/([^)]*)//g' -e 's/\[[^]]*\]//g' -e 's/<[^>]*>//g' \
-			-e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' |
-		sed -e 's/^debhelper-compat$/debhelper/' | grep -v '^$' | sort -u | tr '\n' ' '
+		tr '\n' ' ' | tr -s ' \t' ' ' | sed -e 's/^ //' -e 's/[ ,]*$//'
 }
 
 _sys_pkgs() {
-	echo $SYS_PKGS $(_sys_build_depends) | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $//'
+	echo $SYS_PKGS | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
 _sys_cache_key() {
-	printf 'recipe=%s suite=%s packages=%s\n' "$SYS_RECIPE" "$SUITE" "$(_sys_pkgs)"
+	printf 'recipe=%s suite=%s packages=%s build-depends=%s\n' "$SYS_RECIPE" "$SUITE" "$(_sys_pkgs)" "$(_sys_build_depends)"
 }
 
 # nspawn refuses to clean up its propagation directory on a disk file
@@ -263,7 +261,7 @@ sys_cache() {
 	# Valid-Until is not checked: a mirror's sid can lag this host's clock.
 	if ! systemd-nspawn -q -D "$new/root" --register=no --keep-unit --pipe \
 		-E DEBIAN_FRONTEND=noninteractive -E LANG=C.UTF-8 -E PATH="$SYS_PATH" \
-		/bin/sh -c "apt-get -q -o Acquire::Check-Valid-Until=false update && apt-get -q install -y --no-install-recommends $(_sys_pkgs) && apt-get clean" \
+		/bin/sh -c "apt-get -q -o Acquire::Check-Valid-Until=false update && apt-get -q install -y --no-install-recommends $(_sys_pkgs) && apt-get -q satisfy -y --no-install-recommends '$(_sys_build_depends)' && apt-get clean" \
 		</dev/null >"$new/apt.log" 2>&1; then
 		_sys_show "$(tail -n 20 "$new/apt.log")"
 		bail "apt-get install in the $SUITE root filesystem failed (log: $new/apt.log)"
