@@ -617,7 +617,13 @@ calls() {
 	calls_of "$CALLS"
 }
 
+# ncalls VERB: how many; "no calls.log" when the double never wrote its
+# log (a count of 0 must come from a log that exists).
 ncalls() {
+	if [ ! -e "$CALLS" ]; then
+		echo "no calls.log"
+		return 1
+	fi
 	calls | grep -c "^$1 " || true
 }
 

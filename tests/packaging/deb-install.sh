@@ -130,6 +130,23 @@ apt_ok "apt install slurm-spank-ebpf-compute next to -submit (no file conflict)"
 is "all three installed" \
 	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "ii ii ii"
 ok_if "compute ships the preset" test -f /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
+like "the preset enables the reconcile timer" "$(cat /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset 2>&1)" "^enable $TIMER\$"
+for u in "$TIMER" spank-ebpf-reconcile.service spank-ebpf-metrics.service; do
+	ok_if "compute installs $UNITDIR/$u" test -f "$UNITDIR/$u"
+done
+# No systemd as PID 1 here: deb-systemd-helper records the enablement
+# (the link systemctl enable would make); nothing is started.
+is "deb-systemd-helper enabled the timer: $TIMER_LINK -> its unit" \
+	"$(readlink "$TIMER_LINK" 2>&1)" "$UNITDIR/$TIMER"
+# (deb-systemd-helper refuses to answer outside maintainer scripts: its
+# state files say what it recorded.)
+ok_if "deb-systemd-helper recorded the timer as enabled (its state file)" \
+	test -e "/var/lib/systemd/deb-systemd-helper-enabled/timers.target.wants/$TIMER"
+is "no link for the services (only the timer runs them)" \
+	"$(find /etc/systemd/system -name 'spank-ebpf-*.service' 2>&1)" ""
+ok_if "the admin command is installed (base package)" test -x /usr/sbin/spank-ebpf
+is "check-config as an unprivileged user accepts the installed drop-in" \
+	"$(setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/sbin/spank-ebpf check-config "$LINK" 2>&1 >/dev/null; echo "exit $?")" "exit 0"
 check_declared "compute + submit"
 
 # --- an admin's edit survives reinstall and upgrades ---------------------------
@@ -158,11 +175,19 @@ is "the active declaration is the edited one" "$d" "optional $SO mode=always tim
 apt_ok "apt remove slurm-spank-ebpf-compute" remove slurm-spank-ebpf-compute
 is "base and submit stay" "$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit)" "ii ii"
 ok_if "the preset is gone" test ! -e /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
+for u in "$TIMER" spank-ebpf-reconcile.service spank-ebpf-metrics.service; do
+	ok_if "$u is gone" test ! -e "$UNITDIR/$u"
+done
+ok_if "the admin command stays with the base package (submit hosts)" test -x /usr/sbin/spank-ebpf
+# Stopped by prerm where systemd runs; dpkg keeps -compute as rc and
+# deb-systemd-helper its enablement until purge, as for every Debian unit:
+# the link now points at no unit, so nothing runs it.
+ok_if "after remove: the timer's link points at no unit" test ! -e "$TIMER_LINK"
 check_declared "submit left alone"
 
 apt_ok "apt remove slurm-spank-ebpf (takes -submit with it)" remove slurm-spank-ebpf
-is "removed; the base package's configuration kept (rc), the roles have none" \
-	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "rc - -"
+is "removed; the base package's configuration kept (rc), -compute's timer state too (rc), -submit has none" \
+	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "rc - rc"
 ok_if "the plugin is gone" test ! -e "$SO"
 ok_if "the declaration (link) is gone" test ! -e "$LINK" -a ! -h "$LINK"
 like "the edited drop-in is kept (a conffile), unread" "$(cat "$CONF")" 'mode=always timeout=5$'
@@ -180,6 +205,10 @@ check_declared "reinstalled after remove"
 # --- purge --------------------------------------------------------------------------
 owned=$(for p in $PKGS; do dpkg-query -L "$p" 2>/dev/null; done | sort -u)
 dpkg_conffiles=$(dpkg-query -W -f='${Conffiles}\n' $PKGS 2>/dev/null | awk 'NF { print $1 }')
+# The check below looks for these files after the purge: it means
+# something only if dpkg listed them.
+like "before purge: dpkg lists the packages' files (the plugin among them)" "$owned" "^$SO\$"
+like "before purge: dpkg lists the drop-in as a conffile" "$dpkg_conffiles" "^$CONF\$"
 apt_ok "apt purge the three packages" purge $PKGS
 is "purged: none installed, no configuration left" \
 	"$(status slurm-spank-ebpf) $(status slurm-spank-ebpf-submit) $(status slurm-spank-ebpf-compute)" "- - -"
@@ -188,6 +217,13 @@ left=$(for f in $owned $dpkg_conffiles; do
 	if [ -e "$f" ] || [ -h "$f" ]; then echo "$f"; fi
 done)
 is "no file of the packages left behind" "$left" ""
+# deb-systemd-helper keeps the timer's link and state from removal to
+# purge (so that a reinstall keeps an admin's disable); purge removes them.
+is "after purge: the timer's link is gone" "$(ls -l "$TIMER_LINK" 2>/dev/null)" ""
+ok_if "after purge: the timer's link directory holds no spank-ebpf link" \
+	sh -c "! ls /etc/systemd/system/*.wants/ 2>/dev/null | grep -q spank-ebpf"
+is "after purge: deb-systemd-helper's state of the timer is gone" \
+	"$(find /var/lib/systemd/deb-systemd-helper-enabled -name '*spank-ebpf*' 2>&1)" ""
 is "nothing named spank_ebpf* left in /etc/slurm" "$(find /etc/slurm -name 'spank_ebpf*' 2>/dev/null)" ""
 check_undeclared "after apt purge"
 

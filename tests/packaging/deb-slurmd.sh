@@ -72,6 +72,8 @@ m=$(log_mark)
 restart_slurmd
 is "slurmd restarts after apt remove" "$?" "0"
 log=$(log_since "$m")
+# The checks of absence below read this start's log: it must be there.
+like "slurmd logged that start" "$log" 'slurmd (version [^ ]+ )?started'
 unlike "no spank error at that start" "$log" 'spank.*([Ff]ailed|error)|error: spank'
 unlike "the plugin is not loaded any more" "$log" 'spank_ebpf'
 j=$(submit -J pkg-plain "$PAYLOAD" pkg-plain)

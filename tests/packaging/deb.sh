@@ -27,8 +27,14 @@ done
 
 # --- lintian -------------------------------------------------------------
 lint=$(cd "$D" && lintian --info --display-info --show-overrides "slurm-spank-ebpf_${V}_$arch.changes" 2>&1)
+# A lintian that cannot run prints no E:/W: line either: its exit status
+# is 0 only when it ran and found no error and no warning (a separate run:
+# with --show-overrides, lintian 2.116 exits 2 on overridden tags).
+lint_rc=0
+(cd "$D" && lintian --fail-on error,warning "slurm-spank-ebpf_${V}_$arch.changes" >/dev/null 2>&1) || lint_rc=$?
 diag "lintian: $(printf '%s\n' "$lint" | grep -Ec '^E:') errors, $(printf '%s\n' "$lint" | grep -Ec '^W:') warnings, $(printf '%s\n' "$lint" | grep -Ec '^I:') info, $(printf '%s\n' "$lint" | grep -Ec '^O:') overridden"
 printf '%s\n' "$lint" | grep -E '^[EWIO]:' | sed 's/^/#   /'
+is "lintian ran and passed (--fail-on error,warning: exit status 0)" "$lint_rc" 0
 unlike "lintian: no errors" "$lint" '^E:'
 unlike "lintian: no warnings" "$lint" '^W:'
 # Every override has a comment right above its block.
@@ -57,25 +63,110 @@ like "debian/copyright: DEP-5" "$(head -n 1 "$src/packaging/debian/copyright")" 
 like "orig tarball is make dist's" "$(ls "$D")" "^slurm-spank-ebpf_$VERSION\\.orig\\.tar\\.xz\$"
 
 # --- binary packages: fields ----------------------------------------------------
+# Every Slurm dependency names the one family whose headers the build used,
+# both bounds on the same package: "A (>= X) | B (>= X), A (<< Y) | B (<< Y)"
+# would let SchedMD's slurm-smd meet one bound and Debian's Slurm the other.
+# The family, told apart here by the -dev package installed (the rules ask
+# dpkg who owns the header the compiler read).
 field() { dpkg-deb -f "$1" "$2"; }
-range() { echo "$1 (>= $SLURM_MAJMIN) | $2 (>= $SLURM_MAJMIN), $1 (<< $SLURM_NEXT) | $2 (<< $SLURM_NEXT)"; }
-pk_has "base Depends: Slurm $SLURM_MAJMIN plugins (Debian or SchedMD)" "$(field "$base" Depends)" \
-	"$(range slurm-wlm-basic-plugins slurm-smd)"
-like "base Depends: libc only from shlibs (libslurm is not linked)" "$(field "$base" Depends)" '^libc6 \(>= [0-9.]+\), slurm-wlm'
+range() { echo "$1 (>= $SLURM_MAJMIN), $1 (<< $SLURM_NEXT)"; }
+installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
+if installed libslurm-dev; then
+	family=Debian s_base=slurm-wlm-basic-plugins s_compute=slurmd s_submit=slurm-client
+elif installed slurm-smd-dev; then
+	family=SchedMD s_base=slurm-smd s_compute=slurm-smd-slurmd s_submit=slurm-smd-client
+else
+	family=unknown s_base='?' s_compute='?' s_submit='?'
+fi
+diag "Slurm headers on this host: $family's"
+libc=$(field "$base" Depends | sed -n 's/^\(libc6 ([^)]*)\), .*/\1/p')
+like "base Depends: libc found by shlibs (libslurm is not linked)" "$libc" '^libc6 \(>= [0-9.]+\)$'
+is "base Depends: libc, then $family's Slurm $SLURM_MAJMIN plugins, both bounds on one package" \
+	"$(field "$base" Depends)" "$libc, $(range "$s_base")"
+is "compute Depends: base, systemd, $family's slurmd $SLURM_MAJMIN" "$(field "$compute" Depends)" \
+	"slurm-spank-ebpf (= $V), systemd, $(range "$s_compute")"
+is "submit Depends: base, $family's client commands $SLURM_MAJMIN" "$(field "$submit" Depends)" \
+	"slurm-spank-ebpf (= $V), $(range "$s_submit")"
+for p in "$base" "$compute" "$submit"; do
+	unlike "$(basename "$p" | sed 's/_.*//'): no alternative (|) in Depends" "$(field "$p" Depends)" '\|'
+done
 
-is "compute Depends: base, systemd, slurmd $SLURM_MAJMIN (Debian or SchedMD)" "$(field "$compute" Depends)" \
-	"slurm-spank-ebpf (= $V), systemd, $(range slurmd slurm-smd-slurmd)"
-is "submit Depends: base, client commands $SLURM_MAJMIN (Debian or SchedMD)" "$(field "$submit" Depends)" \
-	"slurm-spank-ebpf (= $V), $(range slurm-client slurm-smd-client)"
 for p in "$base" "$compute" "$submit"; do
 	b=$(basename "$p" | sed 's/_.*//')
 	is "$b: Version $V" "$(field "$p" Version)" "$V"
-	unlike "$b: no Pre-Depends, Conflicts, Breaks, Replaces" "$(dpkg-deb -I "$p" control)" '^(Pre-Depends|Conflicts|Breaks|Replaces):'
+	ctl=$(dpkg-deb -I "$p" control 2>&1)
+	like "$b: control readable" "$ctl" "^Package: $b\$"
+	unlike "$b: no Pre-Depends, Conflicts, Breaks, Replaces" "$ctl" '^(Pre-Depends|Conflicts|Breaks|Replaces):'
 	dpkg-deb -e "$p" "$tmp/ctl-$b"
-	is "$b: no maintainer scripts (nothing restarts slurmd)" \
-		"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$')" ""
+	ok_if "$b: control area extracted" test -f "$tmp/ctl-$b/control"
+	if [ "$b" = slurm-spank-ebpf-compute ]; then
+		is "$b: maintainer scripts: postinst, prerm, postrm (the timer)" \
+			"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$' | tr '\n' ' ')" "postinst postrm prerm "
+	else
+		is "$b: no maintainer scripts (nothing restarts slurmd)" \
+			"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$')" ""
+	fi
 	dpkg-deb -x "$p" "$tmp/root-$b"
 done
+like "compute: Suggests prometheus-node-exporter" "$(field "$compute" Suggests)" '(^|, )prometheus-node-exporter(,|$)'
+is "compute: no Recommends (node_exporter is not wanted by default)" "$(field "$compute" Recommends)" ""
+
+# The compute package's scripts: the timer only, enabled and started on
+# install, stopped on removal, its links removed on purge; never slurmd,
+# never the exporter, never the services the timer runs.
+c=$tmp/ctl-slurm-spank-ebpf-compute
+scripts=$(cat "$c/postinst" "$c/prerm" "$c/postrm" 2>&1)
+is "compute scripts: the only unit they name is the timer" \
+	"$(printf '%s\n' "$scripts" | grep -o "[A-Za-z0-9_@.-]*\.\(service\|socket\|timer\)" | sort -u)" "spank-ebpf-reconcile.timer"
+unlike "compute scripts: never slurmd or the exporter" "$scripts" 'slurmd|ebpf_exporter'
+like "compute postinst: enables the timer" "$(cat "$c/postinst")" "deb-systemd-helper enable 'spank-ebpf-reconcile\.timer'"
+like "compute postinst: starts it (restart on upgrade), where systemd runs" "$(cat "$c/postinst")" \
+	"deb-systemd-invoke .*_dh_action 'spank-ebpf-reconcile\.timer'"
+like "compute prerm: stops it on removal" "$(cat "$c/prerm")" "deb-systemd-invoke stop 'spank-ebpf-reconcile\.timer'"
+like "compute postrm: removes its links on purge" "$(cat "$c/postrm")" "deb-systemd-helper purge 'spank-ebpf-reconcile\.timer'"
+
+# --- debian/rules: the Slurm family from the header's owner ----------------------
+# override_dh_gencontrol alone, in a scratch tree: a _build/Makefile as
+# configure writes it, dh_gencontrol a no-op, and dpkg -S answering for
+# the family this host does not have (other dpkg calls go to dpkg).
+# gencontrol NAME OWNER [SLURM_CPPFLAGS]: OWNER "" asks the real dpkg.
+gencontrol() {
+	local d=$tmp/gc-$1
+	mkdir -p "$d/_build" "$d/debian" "$d/bin"
+	printf 'SLURM_MAJMIN = 23.11\nCC = %s\nCPPFLAGS = \nSLURM_CPPFLAGS = %s\n' "$(mkvar CC)" "${3:-}" >"$d/_build/Makefile"
+	printf '#!/bin/sh\nexit 0\n' >"$d/bin/dh_gencontrol"
+	if [ -n "$2" ]; then
+		printf '#!/bin/sh\nif [ "$1" = -S ]; then echo "%s: $2"; exit 0; fi\nexec /usr/bin/dpkg "$@"\n' "$2" >"$d/bin/dpkg"
+	fi
+	chmod +x "$d"/bin/*
+	(cd "$d" && PATH=$d/bin:$PATH make -s -f "$(cd "$src" && pwd)/packaging/debian/rules" override_dh_gencontrol 2>&1)
+}
+substvars() {
+	local d=$tmp/gc-$1 p
+	for p in slurm-spank-ebpf slurm-spank-ebpf-compute slurm-spank-ebpf-submit; do
+		echo "$p: $(cat "$d/debian/$p.substvars" 2>&1)"
+	done
+}
+out=$(gencontrol smd slurm-smd-dev)
+is "rules: headers of slurm-smd-dev: SchedMD's packages only" "$(substvars smd)" \
+	"slurm-spank-ebpf: slurm:Depends=slurm-smd (>= 23.11), slurm-smd (<< 23.12~)
+slurm-spank-ebpf-compute: slurm:Depends=slurm-smd-slurmd (>= 23.11), slurm-smd-slurmd (<< 23.12~)
+slurm-spank-ebpf-submit: slurm:Depends=slurm-smd-client (>= 23.11), slurm-smd-client (<< 23.12~)"
+like "rules: says which header and family it used" "$out" \
+	'^debian/rules: /.*/slurm/slurm_version\.h is slurm-smd-dev.s: Slurm 23\.11 as slurm-smd, slurm-smd-slurmd, slurm-smd-client$'
+gencontrol deb "libslurm-dev:$arch" >/dev/null
+is "rules: headers of libslurm-dev (arch-qualified): Debian's packages only" "$(substvars deb)" \
+	"slurm-spank-ebpf: slurm:Depends=slurm-wlm-basic-plugins (>= 23.11), slurm-wlm-basic-plugins (<< 23.12~)
+slurm-spank-ebpf-compute: slurm:Depends=slurmd (>= 23.11), slurmd (<< 23.12~)
+slurm-spank-ebpf-submit: slurm:Depends=slurm-client (>= 23.11), slurm-client (<< 23.12~)"
+mkdir -p "$tmp/inc/slurm"
+echo '#define SLURM_VERSION_NUMBER 0x170b00' >"$tmp/inc/slurm/slurm_version.h"
+rc=0
+out=$(gencontrol none "" "-I$tmp/inc") || rc=$?
+ok_if "rules: headers no package owns: the build stops (make exit $rc)" test "$rc" -ne 0
+like "rules: ... saying which header and what to install" "$out" \
+	"^debian/rules: the build used $tmp/inc/slurm/slurm_version\\.h \\(Slurm 23\\.11\\), owned by no package: .*libslurm-dev .*slurm-smd-dev"
+is "rules: ... and writes no dependency" "$(cat "$tmp"/gc-none/debian/*.substvars 2>/dev/null)" ""
 
 # --- binary packages: files ------------------------------------------------------
 # contents PKG: "path" for files, "path -> target" for links, no directories.
@@ -87,16 +178,27 @@ is "base: files" "$(contents "$base")" "$(sort <<EOF
 /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 /etc/slurm/spank_ebpf.conf
 /usr/lib/$triplet/slurm-wlm/spank_ebpf.so
+/usr/sbin/spank-ebpf
 $doc/README.md.gz
 $doc/changelog.Debian.gz
 $doc/copyright
 /usr/share/lintian/overrides/slurm-spank-ebpf
 /usr/share/man/man8/slurm-spank-ebpf.8.gz -> spank_ebpf.8.gz
+/usr/share/man/man8/spank-ebpf.8.gz
 /usr/share/man/man8/spank_ebpf.8.gz
 EOF
 )"
-is "compute: files" "$(contents "$compute")" "/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
-/usr/share/doc/slurm-spank-ebpf-compute -> slurm-spank-ebpf"
+# The unit directory is the build host's systemd.pc's (bookworm: /lib).
+unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+unitdir=${unitdir:-/usr/lib/systemd/system}
+is "compute: files (the preset, the timer and its two services in $unitdir)" "$(contents "$compute")" "$(sort <<EOF
+$unitdir/spank-ebpf-metrics.service
+$unitdir/spank-ebpf-reconcile.service
+$unitdir/spank-ebpf-reconcile.timer
+/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
+/usr/share/doc/slurm-spank-ebpf-compute -> slurm-spank-ebpf
+EOF
+)"
 is "submit: files (a metapackage)" "$(contents "$submit")" "/usr/share/doc/slurm-spank-ebpf-submit -> slurm-spank-ebpf"
 is "conffiles: only the drop-in (the link is a plain package file)" \
 	"$(cat "$tmp/ctl-slurm-spank-ebpf/conffiles") $(cat "$tmp"/ctl-slurm-spank-ebpf-{compute,submit}/conffiles 2>/dev/null)" \
@@ -118,9 +220,47 @@ man=$(zcat "$r/usr/share/man/man8/spank_ebpf.8.gz")
 like "man page: version $VERSION" "$man" "^\\.TH SPANK_EBPF 8 \"[0-9-]+\" \"slurm\\\\-spank\\\\-ebpf $VERSION\""
 like "man page: Debian's paths" "$man" "^\\.I /usr/lib/$triplet/slurm-wlm/spank_ebpf\\.so\$"
 is "man page: lint-clean" "$(printf '%s\n' "$man" | groff -ww -z -man 2>&1)" ""
-is "preset: service and socket disabled" \
+is "preset: service and socket disabled, the reconcile timer enabled" \
 	"$(active_lines "$tmp/root-slurm-spank-ebpf-compute/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset")" \
 	"disable ebpf_exporter.service
-disable ebpf_exporter.socket"
+disable ebpf_exporter.socket
+enable spank-ebpf-reconcile.timer"
+ok_if "the command: /usr/sbin/spank-ebpf, executable" test -x "$r/usr/sbin/spank-ebpf"
+like "the command runs: --version" "$("$r/usr/sbin/spank-ebpf" --version 2>&1)" "^spank-ebpf $VERSION\$"
+like "the command's default plugstack file is the drop-in's link" "$("$r/usr/sbin/spank-ebpf" --help 2>&1)" \
+	'default /etc/slurm/plugstack\.conf\.d/spank_ebpf\.conf'
+rc=0
+out=$("$r/usr/sbin/spank-ebpf" check-config "$r/etc/slurm/spank_ebpf.conf" 2>&1) || rc=$?
+is "the command accepts the shipped drop-in (check-config exits 0)" "$rc" 0
+like "... and says what it read" "${out#"$r"}" \
+	"^/etc/slurm/spank_ebpf\.conf: valid: mode=opt-in unit=ebpf_exporter\.service state=/run/ebpf_exporter\.refcount systemctl=/usr/bin/systemctl timeout=10s lock_timeout=60s( |\$)"
+man=$(zcat "$r/usr/share/man/man8/spank-ebpf.8.gz")
+like "spank-ebpf(8): version $VERSION" "$man" "^\\.TH SPANK-EBPF 8 \"[0-9-]+\" \"slurm.*spank.*ebpf $VERSION\""
+is "spank-ebpf(8): lint-clean" "$(printf '%s\n' "$man" | groff -ww -z -man 2>&1)" ""
+u=$tmp/root-slurm-spank-ebpf-compute$unitdir
+is "timer: the design's schedule, wanted by timers.target" \
+	"$(grep -E '^(OnBootSec|OnUnitActiveSec|RandomizedDelaySec|Persistent|WantedBy)=' "$u/spank-ebpf-reconcile.timer" 2>&1)" \
+	"OnBootSec=2min
+OnUnitActiveSec=5min
+RandomizedDelaySec=2min
+Persistent=false
+WantedBy=timers.target"
+is "reconcile service: oneshot, the installed command, pulls in the metrics" \
+	"$(grep -E '^(Type|ExecStart|Wants|Documentation|NoNewPrivileges|ProtectHome)=' "$u/spank-ebpf-reconcile.service" 2>&1)" \
+	"Documentation=man:spank-ebpf(8)
+Wants=spank-ebpf-metrics.service
+Type=oneshot
+ExecStart=/usr/sbin/spank-ebpf reconcile
+NoNewPrivileges=yes
+ProtectHome=yes"
+is "metrics service: after reconcile, Debian's textfile directory, skipped without it" \
+	"$(grep -E '^(After|ConditionPathIsDirectory|Type|ExecStart)=' "$u/spank-ebpf-metrics.service" 2>&1)" \
+	"After=spank-ebpf-reconcile.service
+ConditionPathIsDirectory=/var/lib/prometheus/node-exporter
+Type=oneshot
+ExecStart=/usr/sbin/spank-ebpf metrics --textfile /var/lib/prometheus/node-exporter"
+ok_if "both services are there" test -f "$u/spank-ebpf-reconcile.service" -a -f "$u/spank-ebpf-metrics.service"
+is "services: no [Install] (only the timer runs them)" \
+	"$(grep -l '^\[Install\]' "$u"/*.service 2>&1)" ""
 
 done_testing

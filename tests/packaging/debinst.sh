@@ -9,7 +9,15 @@ PSC=/etc/slurm/plugstack.conf
 CONF=/etc/slurm/spank_ebpf.conf
 LINK=/etc/slurm/plugstack.conf.d/spank_ebpf.conf
 
-# One installing test at a time on this machine.
+# One installing test at a time on this machine, from any build tree: the
+# machine-wide lock of tests/e2e and tests/system (deb-slurmd.sh already
+# holds it through tests/e2e/cluster.sh), then this tree's.
+if [ -z "${_e2e_t1:-}" ]; then
+	exec 6>>"${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}" ||
+		{ echo "Bail out! cannot open ${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}"; exit 1; }
+	flock -w "${E2E_LOCK_WAIT:-3600}" 6 ||
+		{ echo "Bail out! could not take ${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}"; exit 1; }
+fi
 mkdir -p "$PKG_DIR"
 exec 7>>"$PKG_DIR/install.lock"
 flock -w 1800 7 || { echo "Bail out! could not lock $PKG_DIR/install.lock"; exit 1; }
@@ -34,6 +42,11 @@ V=$(dpkg-deb -f "$(ls "$PKG_DIR"/deb/slurm-spank-ebpf_*.deb | head -n 1)" Versio
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 SO=/usr/lib/$triplet/slurm-wlm/spank_ebpf.so
+# Where -compute's units are: the build host's systemd.pc (as debian/rules).
+UNITDIR=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+UNITDIR=${UNITDIR:-/usr/lib/systemd/system}
+TIMER=spank-ebpf-reconcile.timer
+TIMER_LINK=/etc/systemd/system/timers.target.wants/$TIMER
 mkdir -p "$tmp/debs"
 for p in $PKGS; do
 	cp "$PKG_DIR/deb/${p}_${V}_$arch.deb" "$tmp/debs/" || { echo "Bail out! no ${p}_${V}_$arch.deb"; exit 1; }

@@ -24,6 +24,9 @@ conf=$D$(mkexpand slurmconfdir)
 plugindir=$D$(mkexpand slurmplugindir)
 mandir=$D$(mkexpand mandir)
 presetdir=$D$(mkexpand systempresetdir)
+unitdir=$D$(mkexpand systemdsystemunitdir)
+sbindir=$D$(mkexpand sbindir)
+units="spank-ebpf-reconcile.timer spank-ebpf-reconcile.service spank-ebpf-metrics.service"
 link=$conf/plugstack.conf.d/spank_ebpf.conf
 
 pk_ok "make install DESTDIR=..." inst install
@@ -36,6 +39,15 @@ pk_ok "installed drop-in is the built one" cmp "$top_builddir/etc/spank_ebpf.con
 ok_if "man page spank_ebpf.8" test -f "$mandir/man8/spank_ebpf.8"
 ok_if "man page slurm-spank-ebpf.8" test -f "$mandir/man8/slurm-spank-ebpf.8"
 ok_if "systemd preset" test -f "$presetdir/50-slurm-spank-ebpf.preset"
+ok_if "the admin command spank-ebpf, executable" test -x "$sbindir/spank-ebpf"
+ok_if "man page spank-ebpf.8" test -f "$mandir/man8/spank-ebpf.8"
+for u in $units; do
+	ok_if "unit $u in $(mkexpand systemdsystemunitdir)" test -f "$unitdir/$u"
+done
+is "the services run the installed command" \
+	"$(grep -h '^ExecStart=' "$unitdir/spank-ebpf-reconcile.service" "$unitdir/spank-ebpf-metrics.service" 2>&1)" \
+	"ExecStart=$(mkexpand sbindir)/spank-ebpf reconcile
+ExecStart=$(mkexpand sbindir)/spank-ebpf metrics --textfile $(mkvar TEXTFILE_DIR)"
 is "nothing else in plugstack.conf.d" "$(ls -A "$conf/plugstack.conf.d")" "spank_ebpf.conf"
 
 # An admin edits the drop-in; installing again (an upgrade from source)
@@ -53,6 +65,10 @@ like "uninstall keeps the edited drop-in" "$(cat "$conf/spank_ebpf.conf" 2>&1)" 
 ok_if "uninstall removes the plugin" test ! -e "$plugindir/spank_ebpf.so"
 ok_if "uninstall removes the man pages" test ! -e "$mandir/man8/spank_ebpf.8" -a ! -e "$mandir/man8/slurm-spank-ebpf.8"
 ok_if "uninstall removes the preset" test ! -e "$presetdir/50-slurm-spank-ebpf.preset"
+ok_if "uninstall removes the command and its man page" test ! -e "$sbindir/spank-ebpf" -a ! -e "$mandir/man8/spank-ebpf.8"
+for u in $units; do
+	ok_if "uninstall removes $u" test ! -e "$unitdir/$u"
+done
 
 # A file an admin put at the link's place is theirs: never replaced.
 rm -f "$conf/spank_ebpf.conf"

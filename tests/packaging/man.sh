@@ -23,6 +23,23 @@ out=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8
 is "man --warnings (as lintian runs it): no warnings" "$out" ""
 unlike "no unsubstituted @VARIABLE@" "$(cat "$page" "$dropin")" '@[A-Za-z_]+@'
 
+# --- spank-ebpf(8), the admin command's page --------------------------------
+cpage=$top_builddir/src/spank-ebpf/spank-ebpf.8
+out=$(groff -ww -z -man -t "$cpage" 2>&1)
+is "spank-ebpf(8): groff -ww: no warnings" "$out" ""
+out=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$cpage" 2>&1 >/dev/null)
+is "spank-ebpf(8): man --warnings: no warnings" "$out" ""
+unlike "spank-ebpf(8): no unsubstituted @VARIABLE@" "$(cat "$cpage" 2>&1)" '@[A-Za-z_]+@'
+ctext=$(MANWIDTH=200 man -l "$cpage" 2>/dev/null | sed -e 's/[[:space:]]\{1,\}/ /g' -e 's/^ //' | tr '\n' ' ')
+for c in status reconcile metrics check-config; do
+	like "spank-ebpf(8): command $c" "$ctext" "spank-ebpf .*$c"
+done
+like "spank-ebpf(8): the configured default plugstack file" "$ctext" "Default: $(mkexpand slurmconfdir)/plugstack\.conf\.d/spank_ebpf\.conf"
+like "spank-ebpf(8): exit statuses 0, 1, 2" "$ctext" 'EXIT STATUS 0 .* 1 .* 2 Cannot tell'
+like "spank-ebpf(8): the timer's textfile directory" "$ctext" "metrics --textfile $(mkvar TEXTFILE_DIR)"
+like "spank-ebpf(8): every metric" "$ctext" 'spank_ebpf_jobs.*spank_ebpf_unit_up.*spank_ebpf_last_start_duration_seconds.*spank_ebpf_last_stop_duration_seconds.*spank_ebpf_starts_total.*spank_ebpf_stops_total.*spank_ebpf_start_failures_total.*spank_ebpf_stop_failures_total.*spank_ebpf_restarts_total.*spank_ebpf_reconcile_runs_total.*spank_ebpf_reconcile_failures_total.*spank_ebpf_reconcile_removed_jobs_total'
+like "spank-ebpf(8): in the base package, for submit hosts too" "$ctext" 'base package slurm-spank-ebpf'
+
 # --- both names -----------------------------------------------------------
 mkdir -p "$tmp/man/man8"
 cp "$page" "$tmp/man/man8/spank_ebpf.8"
@@ -116,8 +133,9 @@ for kv in "unit=ebpf_exporter.service" "state=/run/ebpf_exporter.refcount" \
 	"systemctl=$(mkvar SYSTEMCTL)" "timeout=10 " "lock_timeout=60 "; do
 	like "drop-in documents $kv" "$(cat "$dropin")" "^#[[:space:]]+$kv"
 done
-is "preset: keeps the exporter's service and socket disabled" \
+is "preset: keeps the exporter's service and socket disabled, enables the reconcile timer" \
 	"$(active_lines "$preset")" "disable ebpf_exporter.service
-disable ebpf_exporter.socket"
+disable ebpf_exporter.socket
+enable spank-ebpf-reconcile.timer"
 
 done_testing

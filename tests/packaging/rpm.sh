@@ -25,7 +25,12 @@ srpm=$(ls "$R"/SRPMS/slurm-spank-ebpf-"$VERSION"-*.src.rpm 2>/dev/null | head -n
 for f in base compute submit srpm; do
 	ok_if "built the $f package" test -f "${!f}"
 done
-q() { rpm -qp --nosignature "$@" 2>/dev/null; }
+# q ARGS...: rpm -qp; a query that fails prints why (so that a check
+# expecting no output cannot pass on a package it could not read).
+q() {
+	rpm -qp --nosignature "$@" 2>"$tmp/q.err" ||
+		echo "rpm -qp $* FAILED: $(cat "$tmp/q.err")"
+}
 VR=$(q --qf '%{VERSION}-%{RELEASE}' "$base")
 libdir=$(rpm --eval '%{_libdir}')
 
@@ -71,14 +76,22 @@ drwxr-xr-x - /etc/slurm/plugstack.conf.d
 lrwxrwxrwx - /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 -rw-r--r-- cn /etc/slurm/spank_ebpf.conf
 -rwxr-xr-x - $libdir/slurm/spank_ebpf.so
+-rwxr-xr-x - /usr/sbin/spank-ebpf
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/README.md
 -rw-r--r-- d /usr/share/man/man8/slurm-spank-ebpf.8
+-rw-r--r-- d /usr/share/man/man8/spank-ebpf.8
 -rw-r--r-- d /usr/share/man/man8/spank_ebpf.8
 -rw-r--r-- l /usr/share/licenses/slurm-spank-ebpf/COPYING
 EOF
 )"
-is "compute: the preset only" "$(files "$compute")" \
-	"-rw-r--r-- - /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset"
+unitdir=$(rpm --eval '%{?_unitdir}%{!?_unitdir:/usr/lib/systemd/system}')
+is "compute: the preset, the timer and its services" "$(files "$compute")" "$(sort -k3 <<EOF
+-rw-r--r-- - /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
+-rw-r--r-- - $unitdir/spank-ebpf-metrics.service
+-rw-r--r-- - $unitdir/spank-ebpf-reconcile.service
+-rw-r--r-- - $unitdir/spank-ebpf-reconcile.timer
+EOF
+)"
 is "submit: no files (a metapackage)" "$(files "$submit")" ""
 is "%config(noreplace): only the drop-in" \
 	"$(q --qf '[%{FILEFLAGS:fflags}|%{FILENAMES}\n]' "$base" "$compute" "$submit" | awk -F'|' '$1 ~ /c/ { print $1, $2 }')" \
@@ -87,18 +100,30 @@ is "no file shipped by two packages" \
 	"$(q --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$base" "$compute" "$submit" | awk '$1 !~ /^d/ { print $2 }' | sort | uniq -d)" ""
 
 # --- scriptlets and dependencies ------------------------------------------------------------
-for p in base compute submit; do
+for p in base submit; do
 	is "$p: no scriptlets (nothing restarts slurmd)" "$(q --scripts "${!p}")" ""
+done
+# -compute: the timer only, by systemd's macros (or the spec's stand-ins
+# for them on a build host without systemd-rpm-macros, such as this one).
+cs=$(q --scripts "$compute")
+is "compute scriptlets: the only unit they name is the timer" \
+	"$(printf '%s\n' "$cs" | grep -o "[A-Za-z0-9_@.-]*\.\(service\|socket\|timer\)" | sort -u)" "spank-ebpf-reconcile.timer"
+unlike "compute scriptlets: never slurmd or the exporter" "$cs" 'slurmd|ebpf_exporter'
+like "compute %post: preset (enables) the timer on install" "$cs" 'preset.* spank-ebpf-reconcile\.timer|install-system-units spank-ebpf-reconcile\.timer'
+like "compute %post: starts it on install where systemd runs" "$cs" '^ +systemctl start spank-ebpf-reconcile\.timer'
+like "compute %preun: stops and disables it on erase" "$cs" 'disable --now spank-ebpf-reconcile\.timer|remove-system-units spank-ebpf-reconcile\.timer'
+for p in base compute submit; do
 	is "$p: no triggers" "$(q --triggers "${!p}")$(q --filetriggers "${!p}")" ""
 	unlike "$p: no Conflicts/Obsoletes" "$(q --conflicts "${!p}")$(q --obsoletes "${!p}")" .
 done
 rich() { echo "(($1 >= $SLURM_MAJMIN with $1 < $SLURM_NEXT) or ($1-ohpc >= $SLURM_MAJMIN with $1-ohpc < $SLURM_NEXT))"; }
-reqs() { q --requires "$1" | grep -Ev '^(rpmlib\(|lib[a-z0-9_]+\.so|rtld\(|config\()' | sort; }
+reqs() { q --requires "$1" | grep -Ev '^(rpmlib\(|lib[a-z0-9_]+\.so|rtld\(|config\()' | sort -u; }
 is "base Requires: Slurm $SLURM_MAJMIN (SchedMD/Fedora/EPEL or OpenHPC)" \
 	"$(reqs "$base")" "$(rich slurm)"
 like "base: libc found automatically, libslurm not needed" "$(q --requires "$base")" '^libc\.so\.6'
 unlike "base: does not need libslurm" "$(q --requires "$base")" 'libslurm'
-is "compute Requires: base, slurmd $SLURM_MAJMIN, systemd" "$(reqs "$compute")" "$(sort <<EOF
+is "compute Requires: base, slurmd $SLURM_MAJMIN, systemd (and /bin/sh for its scriptlets)" "$(reqs "$compute")" "$(sort <<EOF
+/bin/sh
 $(rich slurm-slurmd)
 slurm-spank-ebpf = $VR
 systemd
@@ -132,10 +157,19 @@ like "man page: RPM paths" "$man" "^\\.I $libdir/slurm/spank_ebpf\\.so\$"
 like "man page: /etc/slurm" "$man" '^\.B /etc/slurm/spank_ebpf\.conf$'
 like "plugin exports slurm_spank_init" "$(nm -D --defined-only "$x$libdir/slurm/spank_ebpf.so" 2>&1)" ' slurm_spank_init$'
 ok_if "no libtool archive" sh -c "! find '$tmp' -name '*.la' | grep -q ."
-is "preset: service and socket disabled" \
+is "preset: service and socket disabled, the reconcile timer enabled" \
 	"$(active_lines "$tmp/x-compute/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset")" \
 	"disable ebpf_exporter.service
-disable ebpf_exporter.socket"
+disable ebpf_exporter.socket
+enable spank-ebpf-reconcile.timer"
+is "metrics service: the RPM textfile directory" \
+	"$(grep -E '^(ConditionPathIsDirectory|ExecStart)=' "$tmp/x-compute$unitdir/spank-ebpf-metrics.service" 2>&1)" \
+	"ConditionPathIsDirectory=/var/lib/node_exporter/textfile_collector
+ExecStart=/usr/sbin/spank-ebpf metrics --textfile /var/lib/node_exporter/textfile_collector"
+is "reconcile service: the installed command" \
+	"$(grep -E '^ExecStart=' "$tmp/x-compute$unitdir/spank-ebpf-reconcile.service" 2>&1)" \
+	"ExecStart=/usr/sbin/spank-ebpf reconcile"
+like "the command runs: --version" "$("$x/usr/sbin/spank-ebpf" --version 2>&1)" "^spank-ebpf $VERSION\$"
 
 # --- the Slurm release guard -------------------------------------------------------------------
 out=$(rpmbuild -bc --nodeps --define "_topdir $tmp/guard" --define "_sourcedir $R/SOURCES" \
@@ -158,8 +192,10 @@ mkdir -p "$root"
 # Debian's rpm wants --force-debian to install anything.
 force=
 rpm --help 2>&1 | grep -q -- --force-debian && force=--force-debian
-rin() { rpm --root "$root" --nodeps --nosignature $force "$@"; }
-rer() { rpm --root "$root" --nodeps -e "$@"; }
+# --noscripts: the scratch root has no shell and no systemd for -compute's
+# timer scriptlets (checked above as text).
+rin() { rpm --root "$root" --nodeps --noscripts --nosignature $force "$@"; }
+rer() { rpm --root "$root" --nodeps --noscripts -e "$@"; }
 pk_ok "rpm --initdb" rpm --root "$root" --initdb
 pk_ok "install the three packages together (no conflict)" rin -i "$base" "$compute" "$submit"
 is "one file in plugstack.conf.d: the link" "$(ls -A "$root/etc/slurm/plugstack.conf.d")" "spank_ebpf.conf"

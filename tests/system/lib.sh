@@ -199,27 +199,25 @@ sys_mirror() {
 	} | awk -v c="$codename" '$2 == c { print $1; exit }' | sed 's:/*$::'
 }
 
-# Build-Depends of packaging/debian/control, first alternative of each,
-# without versions or architectures (debhelper-compat is debhelper's).
+# Build-Depends of packaging/debian/control as one line, alternatives and
+# versions kept: `apt-get satisfy` picks what each release has (for
+# instance systemd-dev, or bookworm's systemd, for systemd.pc).
 _sys_build_depends() {
 	local control=$SYS_TOP/packaging/debian/control
-	[ -f "$control" ] || { echo "libslurm-dev pkgconf"; return 0; }
+	[ -f "$control" ] || { echo "libslurm-dev, pkgconf"; return 0; }
 	awk '
 		/^Build-Depends:/ { on = 1; sub(/^Build-Depends:/, ""); print; next }
 		on && /^[ \t]/ { print; next }
 		{ on = 0 }' "$control" |
-		tr '\n' ' ' | tr ',' '\n' |
-		sed -e 's/|.*//' -e 's/([^)]*)//g' -e 's/\[[^]]*\]//g' -e 's/<[^>]*>//g' \
-			-e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' |
-		sed -e 's/^debhelper-compat$/debhelper/' | grep -v '^$' | sort -u | tr '\n' ' '
+		tr '\n' ' ' | tr -s ' \t' ' ' | sed -e 's/^ //' -e 's/[ ,]*$//'
 }
 
 _sys_pkgs() {
-	echo $SYS_PKGS $(_sys_build_depends) | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $//'
+	echo $SYS_PKGS | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
 _sys_cache_key() {
-	printf 'recipe=%s suite=%s packages=%s\n' "$SYS_RECIPE" "$SUITE" "$(_sys_pkgs)"
+	printf 'recipe=%s suite=%s packages=%s build-depends=%s\n' "$SYS_RECIPE" "$SUITE" "$(_sys_pkgs)" "$(_sys_build_depends)"
 }
 
 # nspawn refuses to clean up its propagation directory on a disk file
@@ -263,7 +261,7 @@ sys_cache() {
 	# Valid-Until is not checked: a mirror's sid can lag this host's clock.
 	if ! systemd-nspawn -q -D "$new/root" --register=no --keep-unit --pipe \
 		-E DEBIAN_FRONTEND=noninteractive -E LANG=C.UTF-8 -E PATH="$SYS_PATH" \
-		/bin/sh -c "apt-get -q -o Acquire::Check-Valid-Until=false update && apt-get -q install -y --no-install-recommends $(_sys_pkgs) && apt-get clean" \
+		/bin/sh -c "apt-get -q -o Acquire::Check-Valid-Until=false update && apt-get -q install -y --no-install-recommends $(_sys_pkgs) && apt-get -q satisfy -y --no-install-recommends '$(_sys_build_depends)' && apt-get clean" \
 		</dev/null >"$new/apt.log" 2>&1; then
 		_sys_show "$(tail -n 20 "$new/apt.log")"
 		bail "apt-get install in the $SUITE root filesystem failed (log: $new/apt.log)"
@@ -582,11 +580,14 @@ journal_mark() {
 	ct journalctl -q -n 0 --show-cursor 2>/dev/null | sed -n 's/^-- cursor: //p'
 }
 
-# journal_since CURSOR [journalctl args...]
+# journal_since CURSOR [journalctl args...]. A journalctl that fails
+# (bad cursor, no journal) says so in the output: checks that expect no
+# line ("the unit was never touched") must not pass on it.
 journal_since() {
 	local c=$1
 	shift
-	ct journalctl --no-pager -q -o cat ${c:+--after-cursor="$c"} "$@"
+	ct journalctl --no-pager -q -o cat ${c:+--after-cursor="$c"} "$@" ||
+		echo "JOURNALCTL FAILED (exit $?): journalctl ${c:+--after-cursor=$c} $*"
 }
 
 slurmd_log_since() {
@@ -607,9 +608,9 @@ slurmd_log_like() {
 # prolog/epilog processes also log to syslog: read only those copies.
 plugin_log_since() {
 	if [ -n "${SYSTEM_SLURMD_SYSLOG_DEBUG:-}" ]; then
-		journal_since "$1" -t spank-prolog -t spank-epilog | grep -o 'spank_ebpf: .*'
+		journal_since "$1" -t spank-prolog -t spank-epilog | grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
 	else
-		slurmd_log_since "$1" | grep -o 'spank_ebpf: .*'
+		slurmd_log_since "$1" | grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
 	fi
 }
 
@@ -617,20 +618,33 @@ refcounts_since() {
 	plugin_log_since "$1" | sed -n 's/.*spank_ebpf: refcount now \([0-9]*\).*/\1/p' | tr '\n' ' ' | sed 's/ $//'
 }
 
-# Start and stop jobs of the unit that systemd completed since CURSOR.
+# The unit's journal as JSON since CURSOR ($2: the unit, default the
+# exporter's); "JOURNALCTL FAILED" when it cannot be read.
+_unit_json_since() {
+	ct journalctl --no-pager -q -o json ${1:+--after-cursor="$1"} UNIT="${2:-$SYS_UNIT}" 2>/dev/null ||
+		echo "JOURNALCTL FAILED (exit $?)"
+}
+
+# Start and stop jobs of the unit that systemd completed since CURSOR
+# (UNIT, default the exporter's); "JOURNALCTL FAILED" rather than nothing
+# when the journal cannot be read.
 unit_jobs_since() {
-	ct journalctl --no-pager -q -o json ${1:+--after-cursor="$1"} UNIT="$SYS_UNIT" 2>/dev/null |
-		grep '"JOB_RESULT"' | grep -o '"JOB_TYPE":"[a-z]*"' | sed 's/.*:"\(.*\)"/\1/' | tr '\n' ' ' | sed 's/ $//'
+	_unit_json_since "$@" |
+		grep '"JOB_RESULT"\|^JOURNALCTL FAILED' | sed 's/^.*"JOB_TYPE":"\([a-z]*\)".*$/\1/' | tr '\n' ' ' | sed 's/ $//'
 }
 
 unit_starts_since() {
-	ct journalctl --no-pager -q -o json ${1:+--after-cursor="$1"} UNIT="$SYS_UNIT" 2>/dev/null |
-		grep '"JOB_RESULT"' | grep -c '"JOB_TYPE":"start"'
+	local j
+	j=$(_unit_json_since "$@")
+	case $j in "JOURNALCTL FAILED"*) echo "$j"; return 1 ;; esac
+	printf '%s\n' "$j" | grep '"JOB_RESULT"' | grep -c '"JOB_TYPE":"start"'
 }
 
 unit_stops_since() {
-	ct journalctl --no-pager -q -o json ${1:+--after-cursor="$1"} UNIT="$SYS_UNIT" 2>/dev/null |
-		grep '"JOB_RESULT"' | grep -c '"JOB_TYPE":"stop"'
+	local j
+	j=$(_unit_json_since "$@")
+	case $j in "JOURNALCTL FAILED"*) echo "$j"; return 1 ;; esac
+	printf '%s\n' "$j" | grep '"JOB_RESULT"' | grep -c '"JOB_TYPE":"stop"'
 }
 
 is_active() {
@@ -660,12 +674,22 @@ state_of() {
 # programs are of another type. bpftool sees the whole kernel, not only the
 # container; nothing else on the host loads perf_event programs while the
 # lock is held.
+# A bpftool that cannot list programs prints "unknown(...)", never a count
+# of 0 that an "after the job: 0 programs" check would take for a pass.
 perf_progs_raw() {
-	ct bpftool prog show 2>/dev/null | grep -c '^[0-9]*: perf_event ' || true
+	local out
+	out=$(ct bpftool prog show 2>&1) || { echo "unknown(bpftool failed)"; return 1; }
+	printf '%s\n' "$out" | grep -c '^[0-9]*: perf_event '
+	return 0
 }
 
 progs() {
-	echo $(($(perf_progs_raw) - SYS_PROG_BASELINE))
+	local raw
+	raw=$(perf_progs_raw)
+	case $raw:$SYS_PROG_BASELINE in
+	[0-9]*:[0-9]*) echo $((raw - SYS_PROG_BASELINE)) ;;
+	*) echo "unknown(now $raw, baseline ${SYS_PROG_BASELINE:-none})" ;;
+	esac
 }
 
 sys_baseline() {

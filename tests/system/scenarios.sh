@@ -270,6 +270,96 @@ scn_runinjob() {
 	is "s6 RunInJob: nothing left behind" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
 }
 
+# The reconcile timer of the -compute package: enabled and started by the
+# package, listed by systemd; its service runs spank-ebpf reconcile and
+# exits successfully, and pulls in the metrics service, which writes
+# spank_ebpf.prom where node_exporter's textfile directory exists. The
+# timer is then stopped, so that the scenarios after this one see only the
+# plugin's own transitions (a reconcile run between a kill and the next
+# job would change what they count).
+SYS_TIMER=spank-ebpf-reconcile.timer
+SYS_TEXTFILE_DIR=/var/lib/prometheus/node-exporter
+
+_sys_prom_written() {
+	ct test -s "$SYS_TEXTFILE_DIR/spank_ebpf.prom"
+}
+
+scn_timer() {
+	local rc out prom
+	if [ "$SYS_INSTALLED" != packages ]; then
+		n=$((n + 1))
+		echo "ok $n # SKIP timer: packages not built (interim make install)"
+		return 0
+	fi
+	is "timer: enabled by the package" "$(ct systemctl is-enabled "$SYS_TIMER" 2>&1)" enabled
+	is "timer: active (started by the package)" "$(ct systemctl is-active "$SYS_TIMER" 2>&1)" active
+	like "timer: systemctl list-timers shows it with its service" \
+		"$(ct systemctl list-timers --all --no-pager 2>&1)" "$SYS_TIMER +spank-ebpf-reconcile\.service"
+	is "timer: the services are not enabled on their own (static)" \
+		"$(ct systemctl is-enabled spank-ebpf-reconcile.service spank-ebpf-metrics.service 2>&1 | tr '\n' ' ')" "static static "
+	ct mkdir -p "$SYS_TEXTFILE_DIR"
+	ct rm -f "$SYS_TEXTFILE_DIR/spank_ebpf.prom"
+	rc=0
+	out=$(ct timeout 120 systemctl start spank-ebpf-reconcile.service 2>&1) || rc=$?
+	is "timer: systemctl start spank-ebpf-reconcile.service succeeds" "$rc $out" "0 "
+	is "timer: the reconcile service's result" \
+		"$(ct systemctl show -p Result --value spank-ebpf-reconcile.service 2>&1)" success
+	wait_until 60 "spank_ebpf.prom in $SYS_TEXTFILE_DIR" _sys_prom_written
+	prom=$(ct cat "$SYS_TEXTFILE_DIR/spank_ebpf.prom" 2>&1)
+	like "timer: the metrics service wrote spank_ebpf.prom (no job: 0 jobs)" "$prom" \
+		'^spank_ebpf_jobs(\{[^}]*\})? 0$'
+	like "timer: ... with the reconcile run counted" "$prom" \
+		'^spank_ebpf_reconcile_runs_total(\{[^}]*\})? [1-9][0-9]*$'
+	is "timer: the metrics service's result" \
+		"$(ct systemctl show -p Result --value spank-ebpf-metrics.service 2>&1)" success
+	is "timer: the reconcile run touched no unit (idle node)" "$(unit_jobs_since "$SYS_SCN_MARK")" ""
+	ct rm -rf /var/lib/prometheus
+	ct systemctl stop "$SYS_TIMER"
+	diag "timer: stopped for the scenarios below"
+}
+
+# A template unit as the plugin's unit (unit=ebpf_exporter@x): the stand-in
+# as ebpf_exporter@.service. Two overlapping --ebpf jobs start it once and
+# stop it once, and the joining job's prolog finds the instance running
+# (its cgroup is system.slice/system-ebpf_exporter.slice/ebpf_exporter@x.service):
+# no "is not running although" line.
+scn_template() {
+	local SYS_UNIT=ebpf_exporter@x.service c a b log seen
+	install -m 0644 "$SYS_FILES/ebpf_exporter.service" "$RUN/root/etc/systemd/system/ebpf_exporter@.service"
+	ct systemctl daemon-reload
+	plugin_args mode=opt-in unit=ebpf_exporter@x
+	sys_restart_slurmd || bail "slurmd did not restart with unit=ebpf_exporter@x"
+	c=$(journal_mark)
+	a=$(submit stpl-a --ebpf) || { is "template: sbatch --ebpf accepted" no yes; return; }
+	wait_started stpl-a
+	seen=$(observe)
+	diag "template: job $a running: $seen"
+	is "template: first job: state {a}, ebpf_exporter@x active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a"); active; 2"
+	like "template: the instance's cgroup is under its template's slice" \
+		"$(ct systemctl show -p ControlGroup --value "$SYS_UNIT" 2>&1)" '/system\.slice/system-ebpf_exporter\.slice/ebpf_exporter@x\.service$'
+	b=$(submit stpl-b --ebpf)
+	wait_started stpl-b
+	is "template: both jobs: state {a,b}, active, still 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
+	release stpl-a
+	wait_job_done "$a"
+	is "template: after the first job: state {b}, active" "$(state); $(is_active)" "$(state_of "$b"); active"
+	release stpl-b
+	wait_job_done "$b"
+	is "template: after both: state, unit, programs, endpoint" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	is "template: exactly one start and one stop ($SYS_UNIT's journal)" "$(unit_jobs_since "$c")" "start stop"
+	is "template: refcount 1 2 1 0 in the slurmd journal" "$(refcounts_since "$c")" "1 2 1 0"
+	log=$(plugin_log_since "$c")
+	diag "template: plugin lines: $(echo "$log" | tr '\n' '|')"
+	like "template: the slurmd journal has the joining job's prolog" "$log" "spank_ebpf: prolog job $b\$"
+	unlike "template: no \"is not running although\" line (the running instance was seen)" "$log" 'is not running although'
+	plugin_args mode=opt-in
+	sys_restart_slurmd || bail "slurmd did not restart with mode=opt-in"
+	rm -f "$RUN/root/etc/systemd/system/ebpf_exporter@.service"
+	ct systemctl daemon-reload
+}
+
 # sys_main SUITE: the whole run for one release. SYSTEM_SCENARIOS (names
 # without scn_, space-separated) picks a subset by hand.
 sys_main() {
@@ -285,8 +375,9 @@ sys_main() {
 	sys_cluster_start
 	diag "$SUITE: cluster up after $(sys_elapsed) s: $(plugin_line)"
 	scn_installed "$c"
+	SYS_SCN_MARK=$(journal_mark)
 	scn_no_job
-	for s in ${SYSTEM_SCENARIOS:-sbatch overlap neutral_and_always broken_unit killed_restart alloc runinjob}; do
+	for s in ${SYSTEM_SCENARIOS:-timer sbatch overlap template neutral_and_always broken_unit killed_restart alloc runinjob}; do
 		"scn_$s"
 		diag "$SUITE: scn_$s done after $(sys_elapsed) s"
 	done
