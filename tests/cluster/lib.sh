@@ -27,8 +27,8 @@
 CL_NET=10.213.37
 CL_HOSTS="ctl node1 node2"
 CL_NODES="node1 node2"
-declare -A CL_ADDR=([ctl]=$CL_NET.10 [node1]=$CL_NET.11 [node2]=$CL_NET.12)
-declare -A CL_NSPAWN=() CL_INIT=() CL_ROOT=() CL_MARK=()
+declare -gA CL_ADDR=([ctl]=$CL_NET.10 [node1]=$CL_NET.11 [node2]=$CL_NET.12)
+declare -gA CL_NSPAWN=() CL_INIT=() CL_ROOT=() CL_MARK=()
 CL_NETNS=
 CL_PKGDIR=$SYS_CDIR/debs
 CL_JOBS=$SYS_JOBS
@@ -369,9 +369,26 @@ cl_dump() {
 	done
 }
 
+# cl_hold: keeps the cluster up for an admin (CLUSTER_HOLD=1): prints how
+# to get a shell on each host and waits until $RUN/hold is removed (or the
+# run is interrupted); the teardown follows as always.
+cl_hold() {
+	local h
+	: >"$RUN/hold"
+	diag "cluster kept up (CLUSTER_HOLD): a root shell on each host:"
+	for h in $CL_HOSTS; do
+		diag "  $h (${CL_ADDR[$h]}): nsenter -t ${CL_INIT[$h]} -a /bin/bash -l    (root: ${CL_ROOT[$h]})"
+	done
+	diag "as the test user: add setpriv --reuid=$SYS_USER --regid=$SYS_USER --init-groups; on ctl: sbatch --ebpf -N2 --wrap 'srun -N2 hostname'"
+	diag "tear it down: rm $RUN/hold (or Ctrl-C)"
+	while [ -e "$RUN/hold" ]; do
+		sleep 1
+	done
+}
+
 # cl_finish: teardown, and the assertion that nothing outlived it.
 cl_finish() {
-	local pids= inits= mounts= left= p
+	local pids= inits= mounts= left= p t
 	[ "$failed" -eq 0 ] || cl_dump
 	for p in $CL_HOSTS; do
 		pids="$pids ${CL_NSPAWN[$p]:-}"
@@ -387,6 +404,11 @@ cl_finish() {
 		mountpoint -q "$p" 2>/dev/null && left="$left mount:$p"
 	done
 	[ -e "/run/netns/$CL_NETNS" ] && left="$left netns:$CL_NETNS"
+	for p in $CL_HOSTS; do
+		for t in $(_sys_cgroup_tops); do
+			[ -d "$t/slurm-spank-ebpf-ebpfc-$p" ] && left="$left cgroup:$t/slurm-spank-ebpf-ebpfc-$p"
+		done
+	done
 	ip netns list 2>/dev/null | grep -q "^$CL_NETNS\b" && left="$left netns:$CL_NETNS"
 	is "teardown: every container powered off, overlays unmounted, network namespace gone" "$left" ""
 	CL_NETNS=

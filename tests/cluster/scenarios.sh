@@ -239,6 +239,14 @@ cs_slurmd_restart() {
 		"spank_ebpf: epilog job $j"
 }
 
+# _older_than SECONDS JOB: the job started more than SECONDS ago (Slurm's
+# StartTime).
+_older_than() {
+	local t
+	t=$(on ctl ct scontrol -o show job "$2" | grep -o 'StartTime=[^ ]*' | cut -d= -f2)
+	[ -n "$t" ] && [ $(($(date +%s) - $(date -d "$t" +%s))) -gt "$1" ]
+}
+
 # c7: node2 powered off and booted under a running --ebpf job.
 cs_reboot() {
 	local a b pid1 st
@@ -251,16 +259,27 @@ cs_reboot() {
 	is "c7: before: node1 holds {a}, node2 holds {b}" "$(view node1); $(view node2)" \
 		"$(held_while node1 "$a"); $(held_while node2 "$b")"
 	pid1=$(unit_pid node1)
-	cl_stop_host node2
+	# With ReturnToService=2 slurmctld notices a lost batch job when the
+	# node registers and the job is older than BatchStartTimeout +
+	# MessageTimeout (20 s): a real node is off and booting for longer
+	# than that; this one takes seconds, so the job ages first.
+	wait_until 40 "job $b older than 22 s" _older_than 22 "$b"
+	# The power cut: node2's container is killed (no clean shutdown,
+	# nothing stops the exporter) and booted again from the same disk, in
+	# a time namespace whose boot clock starts at 0, so that slurmd
+	# reports the uptime of a host that has just booted.
+	SYS_NSPAWN_HARD=1 cl_stop_host node2
 	SYS_NSPAWN_FRESH_UPTIME=1 cl_boot node2
 	cl_wait_booted node2
 	is "c7: node2 after its boot: no state, exporter inactive, no programs" "$(view node2)" "$IDLE"
 	CL_MARK[node2]=
-	wait_done "$b" 180
+	wait_done "$b" 60
 	st=$(jstate "$b")
-	diag "c7: Slurm ended job $b as $st; node2: $(nstate node2) ($(on ctl node_reason node2))"
-	like "c7: Slurm ended the job that ran on the rebooted node" "$st" '^(NODE_FAIL|FAILED|CANCELLED|REQUEUED|PENDING)$'
-	is "c7: no hold left on node2" "$(view node2)" "$IDLE"
+	diag "c7: Slurm ended job $b as $st; node2: $(nstate node2) ($(on ctl node_reason node2)); slurmctld said:"
+	_sys_show "$(on ctl slurm_ctld_since "${CL_MARK[ctl]}" | grep -E "node2|JobId=$b" | head -n 12)"
+	is "c7: Slurm ended the job of the rebooted node (--no-requeue): node failure" "$st" NODE_FAIL
+	is "c7: no hold left on node2, its exporter never started since the boot" \
+		"$(view node2); $(unit_jobs node2)" "$IDLE; "
 	is "c7: node1's hold untouched, same exporter" "$(view node1) pid=$(unit_pid node1)" \
 		"$(held_while node1 "$a") pid=$pid1"
 	if [ "$(usable node2)" != usable ]; then
@@ -299,6 +318,68 @@ cs_node_without_plugin() {
 	cl_restart_slurmd node2 || bail "slurmd did not restart on node2"
 }
 
+# c8: configless. slurmctld serves the configuration
+# (SlurmctldParameters=enable_configless); the nodes have no slurm.conf and
+# run slurmd --conf-server. What slurmd receives is in its cache
+# (/run/slurm/conf): the controller's plugstack.conf, whose include line is
+# then resolved on the node, where the -compute package's drop-in is. The
+# node's own plugstack.conf is not read: node1's is emptied to show it.
+cs_configless() {
+	local h cache j dropin=/etc/systemd/system/slurmd.service.d/configless.conf
+	ctl_submit_pkg on
+	CL_CONF_EXTRA="SlurmctldParameters=enable_configless" cl_slurm_conf_to "${CL_ROOT[ctl]}"
+	on ctl ct systemctl restart slurmctld || bail "slurmctld did not restart with enable_configless"
+	for h in $CL_NODES; do
+		rm -f "${CL_ROOT[$h]}/etc/slurm/slurm.conf"
+		mkdir -p "${CL_ROOT[$h]}${dropin%/*}"
+		# Debian's slurmd unit (22.05) does not start without slurm.conf.
+		printf '[Unit]\nConditionPathExists=\n' >"${CL_ROOT[$h]}$dropin"
+		echo "SLURMD_OPTIONS=\"--conf-server ctl:$SYS_CTLD_PORT\"" >"${CL_ROOT[$h]}/etc/default/slurmd"
+		on "$h" ct systemctl daemon-reload
+	done
+	cp "${CL_ROOT[node1]}/etc/slurm/plugstack.conf" "$RUN/plugstack.conf.node1"
+	echo "# emptied by tests/cluster: configless slurmd must not read this file" \
+		>"${CL_ROOT[node1]}/etc/slurm/plugstack.conf"
+	cl_mark
+	cl_restart_slurmd $CL_NODES || bail "slurmd did not start configless"
+	for h in $CL_NODES; do
+		is "c8: $h: no slurm.conf of its own, slurmd's cache has ctl's" \
+			"$(on "$h" ct sh -c 'test -e /etc/slurm/slurm.conf && echo local; cmp -s /run/slurm/conf/slurm.conf - && echo cached' \
+				<"${CL_ROOT[ctl]}/etc/slurm/slurm.conf")" cached
+		cache=$(on "$h" ct readlink -f /run/slurm/conf)
+		diag "c8: $h: what slurmctld sent ($cache): $(on "$h" ct ls -A "$cache" | tr '\n' ' ')"
+		is "c8: $h: it sent plugstack.conf, the controller's, with its include line" \
+			"$(on "$h" ct cat "$cache/plugstack.conf" 2>&1)" "$(cat "${CL_ROOT[ctl]}/etc/slurm/plugstack.conf")"
+		is "c8: $h: it sent neither the drop-in nor the plugin" \
+			"$(on "$h" ct ls -A "$cache" | grep -E 'plugstack\.conf\.d|spank_ebpf' )" ""
+		like "c8: $h: slurmd loaded the plugin through the node's own drop-in" \
+			"$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" \
+			'spank_ebpf: version [0-9.]+ loaded: mode=opt-in'
+	done
+	j=$(sb c8 -N2 --ebpf --wrap "$N2_STEPS c8") || { is "c8: sbatch -N2 --ebpf accepted" no yes; return; }
+	wait_started_on c8 node1 node2
+	for h in $CL_NODES; do
+		is "c8: configless, job $j: $h holds the exporter" "$(view "$h")" "$(held_while "$h" "$j")"
+	done
+	release_all c8
+	wait_done "$j"
+	is "c8: job completed" "$(jstate "$j")" COMPLETED
+	for h in $CL_NODES; do
+		is "c8: after the job: $h idle; one start, one stop" "$(view "$h"); $(unit_jobs "$h")" "$IDLE; start stop"
+	done
+	# Back to configuration files on every host.
+	cl_slurm_conf_to "${CL_ROOT[ctl]}"
+	on ctl ct systemctl restart slurmctld || bail "slurmctld did not restart"
+	cp "$RUN/plugstack.conf.node1" "${CL_ROOT[node1]}/etc/slurm/plugstack.conf"
+	for h in $CL_NODES; do
+		rm -f "${CL_ROOT[$h]}$dropin"
+		cp "$ROOTFS/etc/default/slurmd" "${CL_ROOT[$h]}/etc/default/slurmd"
+		cl_slurm_conf_to "${CL_ROOT[$h]}"
+		on "$h" ct systemctl daemon-reload
+	done
+	cl_restart_slurmd $CL_NODES || bail "slurmd did not restart with slurm.conf"
+}
+
 # cl_main SUITE: the whole run. CLUSTER_SCENARIOS (names without cs_)
 # picks a subset by hand.
 cl_main() {
@@ -315,12 +396,13 @@ cl_main() {
 	cl_start
 	diag "$SUITE: cluster up after $(sys_elapsed) s"
 	cs_installed
-	for s in ${CLUSTER_SCENARIOS:-submit_host always two_nodes independent salloc_srun slurmd_restart reboot node_without_plugin}; do
+	for s in ${CLUSTER_SCENARIOS:-submit_host always two_nodes independent salloc_srun slurmd_restart reboot node_without_plugin configless}; do
 		t=$(date +%s)
 		"cs_$s"
 		diag "$SUITE: cs_$s took $(($(date +%s) - t)) s (total $(sys_elapsed) s)"
 		wait_until 30 "every node idle after cs_$s" all_idle ||
 			is "after cs_$s: every node idle" "$(view node1); $(view node2)" "$IDLE; $IDLE"
 	done
+	[ -z "${CLUSTER_HOLD:-}" ] || cl_hold
 	cl_finish
 }

@@ -59,6 +59,7 @@ _sys_nspawn='' _sys_init='' _sys_mounted='' RUN='' SUITE=''
 # Every nspawn and overlay mount of the run, for the teardown; SYS_ROOT is
 # the root directory of the container ct runs in, seen from the host.
 SYS_NSPAWNS='' SYS_MOUNTS='' SYS_ROOT=''
+declare -gA _SYS_MACHINE_OF=()
 _sys_t0=$(date +%s)
 
 # --- TAP helpers (counters n and failed are tests/lib.sh's) -----------------
@@ -362,6 +363,45 @@ sys_prepare_root() {
 	fi
 }
 
+# _sys_cgroups MACHINE: a cgroup for MACHINE's nspawn in each hierarchy
+# systemd uses (the v1 name=systemd one and the v2 one, on a hybrid host
+# like this kind of machine; the v2 root on a unified one), made if
+# missing; prints their directories. _sys_cgroups_rm MACHINE removes them
+# once the container is gone.
+_sys_cgroup_tops() {
+	local t
+	if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; then
+		echo /sys/fs/cgroup
+		return 0
+	fi
+	for t in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified; do
+		case $(stat -f -c %T "$t" 2>/dev/null) in
+		cgroupfs | cgroup2fs) echo "$t" ;;
+		esac
+	done
+}
+
+_sys_cgroups() {
+	local t d n=0
+	for t in $(_sys_cgroup_tops); do
+		d=$t/slurm-spank-ebpf-$1
+		mkdir -p "$d" || return 1
+		echo "$d"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+
+_sys_cgroups_rm() {
+	local t
+	[ -n "$1" ] || return 0
+	for t in $(_sys_cgroup_tops); do
+		[ -d "$t/slurm-spank-ebpf-$1" ] || continue
+		find "$t/slurm-spank-ebpf-$1" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	return 0
+}
+
 # sys_nspawn_start ROOT MACHINE CONSOLE_LOG NETWORK_ARGS...: boots ROOT
 # with systemd-nspawn (in the background, in its own session, with what
 # services need to load eBPF programs) and sets _sys_nspawn (its PID,
@@ -373,19 +413,28 @@ sys_prepare_root() {
 # that slurmd reports an uptime of seconds, as after a real reboot (a
 # container otherwise shares the host's).
 sys_nspawn_start() {
-	local root=$1 machine=$2 log=$3 up
+	local root=$1 machine=$2 log=$3 up cgs cg
 	shift 3
 	up=$(cut -d. -f1 /proc/uptime)
-	${SYS_UNIFIED:+env SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1} \
-	setsid ${SYS_NSPAWN_NETNS:+nsenter --net="$SYS_NSPAWN_NETNS"} \
-		${SYS_NSPAWN_FRESH_UPTIME:+unshare --time --boottime "-$((up - 1))"} \
-		systemd-nspawn -D "$root" --boot --register=no --keep-unit \
-		--console=pipe --machine="$machine" "$@" \
-		--capability=all --system-call-filter='bpf perf_event_open' \
-		--rlimit=RLIMIT_MEMLOCK=infinity \
-		</dev/null >"$log" 2>&1 9>&- &
+	cgs=$(_sys_cgroups "$machine") || bail "no cgroup of its own for $machine"
+	(
+		# nspawn --keep-unit boots the container in nspawn's own cgroup:
+		# without one per container, every container's systemd would run
+		# its units in the same directories and kill each other's.
+		for cg in $cgs; do
+			echo "$BASHPID" >"$cg/cgroup.procs" || exit 125
+		done
+		${SYS_UNIFIED:+export SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1}
+		exec setsid ${SYS_NSPAWN_NETNS:+nsenter --net="$SYS_NSPAWN_NETNS"} \
+			${SYS_NSPAWN_FRESH_UPTIME:+unshare --time --boottime "-$((up - 1))"} \
+			systemd-nspawn -D "$root" --boot --register=no --keep-unit \
+			--console=pipe --machine="$machine" "$@" \
+			--capability=all --system-call-filter='bpf perf_event_open' \
+			--rlimit=RLIMIT_MEMLOCK=infinity
+	) </dev/null >"$log" 2>&1 9>&- &
 	_sys_nspawn=$!
 	SYS_NSPAWNS="$SYS_NSPAWNS $_sys_nspawn"
+	_SYS_MACHINE_OF[$_sys_nspawn]=$machine
 	_sys_init=
 	if ! wait_until 30 "the container's init" _sys_init_pid; then
 		_sys_show "$(tail -n 20 "$log")"
@@ -414,10 +463,15 @@ sys_nspawn_wait() {
 # sys_nspawn_stop: clean poweroff (SIGTERM to nspawn), then SIGKILL to the
 # container's init (which takes its whole PID namespace along) and to
 # nspawn, by PID (_sys_nspawn, _sys_init).
+# With SYS_NSPAWN_HARD set: no poweroff, the power cut (SIGKILL to init).
 sys_nspawn_stop() {
 	local i
 	[ -n "$_sys_nspawn" ] || return 0
-	kill -TERM "$_sys_nspawn" 2>/dev/null
+	if [ -n "${SYS_NSPAWN_HARD:-}" ] && [ -n "$_sys_init" ]; then
+		kill -KILL "$_sys_init" 2>/dev/null
+	else
+		kill -TERM "$_sys_nspawn" 2>/dev/null
+	fi
 	for i in $(seq 1 150); do
 		kill -0 "$_sys_nspawn" 2>/dev/null || break
 		sleep 0.2
@@ -429,6 +483,7 @@ sys_nspawn_stop() {
 		kill -KILL "$_sys_nspawn" 2>/dev/null
 	fi
 	wait "$_sys_nspawn" 2>/dev/null
+	_sys_cgroups_rm "${_SYS_MACHINE_OF[$_sys_nspawn]:-}"
 	SYS_NSPAWNS=$(echo " $SYS_NSPAWNS " | sed "s/ $_sys_nspawn / /; s/^ *//; s/ *$//")
 	_sys_nspawn='' _sys_init=''
 }
