@@ -23,6 +23,27 @@ usable() {
 # after a first step on both that only runs true.
 N2_STEPS='srun -N2 --ntasks-per-node=1 /bin/true && srun -N2 --ntasks-per-node=1 /usr/local/bin/cl-payload'
 
+# n2_job TAG WHAT SBATCH-ARGS...: a job on both nodes (N2_STEPS), asserted
+# on both while it runs (holds it, exporter active as the payload started)
+# and after (idle; one start and one stop in the unit's journal). Sets J.
+n2_job() {
+	local tag=$1 what=$2 h
+	shift 2
+	cl_mark
+	J=$(sb "$tag" -N2 "$@" --wrap "$N2_STEPS $tag") || { is "$tag: sbatch -N2 $* accepted" no yes; return 1; }
+	wait_started_on "$tag" node1 node2
+	for h in $CL_NODES; do
+		is "$tag: $what, job $J running: $h holds the exporter once" "$(view "$h")" "$(held_while "$h" "$J")"
+		is "$tag: $h: exporter active as the payload started" "$(unit_at_start "$h" "$tag")" active
+	done
+	release_all "$tag"
+	wait_done "$J"
+	is "$tag: job completed" "$(jstate "$J")" COMPLETED
+	for h in $CL_NODES; do
+		is "$tag: after the job: $h idle; one start, one stop" "$(view "$h"); $(unit_jobs "$h")" "$IDLE; start stop"
+	done
+}
+
 ctl_submit_pkg() {
 	case $1 in
 	on)
@@ -112,26 +133,13 @@ slurm_ctld_since() {
 # c2: mode=always on the compute nodes, nothing on the submit host: every
 # job starts and stops the exporter on its nodes.
 cs_always() {
-	local j h
+	local h
 	ctl_submit_pkg off
 	for h in $CL_NODES; do
 		on "$h" plugin_args mode=always
 	done
 	cl_restart_slurmd $CL_NODES || bail "slurmd did not restart with mode=always"
-	cl_mark
-	j=$(sb c2 -N2 --wrap "$N2_STEPS c2") || { is "c2: sbatch -N2 (no plugin on ctl) accepted" no yes; return; }
-	wait_started_on c2 node1 node2
-	for h in $CL_NODES; do
-		is "c2: mode=always, job $j without --ebpf: $h holds the exporter" "$(view "$h")" "$(held_while "$h" "$j")"
-		is "c2: $h: exporter active as the payload started" "$(unit_at_start "$h" c2)" active
-	done
-	release_all c2
-	wait_done "$j"
-	is "c2: job completed" "$(jstate "$j")" COMPLETED
-	for h in $CL_NODES; do
-		is "c2: after the job: $h idle" "$(view "$h")" "$IDLE"
-		is "c2: $h: one start, one stop" "$(unit_jobs "$h")" "start stop"
-	done
+	n2_job c2 "mode=always, no --ebpf, no plugin on ctl"
 	for h in $CL_NODES; do
 		on "$h" plugin_args mode=opt-in
 	done
@@ -142,23 +150,12 @@ cs_always() {
 # c3: sbatch -N2 --ebpf: started on both before the payload, stopped on
 # both after; two srun -N2 steps count once per node.
 cs_two_nodes() {
-	local j h
+	local h
 	ctl_submit_pkg on
-	cl_mark
-	j=$(sb c3 -N2 --ebpf --wrap "$N2_STEPS c3") || { is "c3: sbatch -N2 --ebpf accepted" no yes; return; }
-	wait_started_on c3 node1 node2
+	n2_job c3 "sbatch -N2 --ebpf" --ebpf || return
 	for h in $CL_NODES; do
-		is "c3: job $j running: $h holds the exporter once" "$(view "$h")" "$(held_while "$h" "$j")"
-		is "c3: $h: exporter active as the payload started" "$(unit_at_start "$h" c3)" active
-	done
-	release_all c3
-	wait_done "$j"
-	is "c3: job completed" "$(jstate "$j")" COMPLETED
-	for h in $CL_NODES; do
-		is "c3: after the job: $h idle" "$(view "$h")" "$IDLE"
-		is "c3: $h: one start, one stop" "$(unit_jobs "$h")" "start stop"
 		is "c3: $h: slurmd journal: one prolog and one epilog for the job, in order" \
-			"$(plugin_lines "$h" | plugin_cycle_normalize)" "$(plugin_cycle_log "$j")"
+			"$(plugin_lines "$h" | plugin_cycle_normalize)" "$(plugin_cycle_log "$J")"
 	done
 }
 
@@ -325,7 +322,7 @@ cs_node_without_plugin() {
 # then resolved on the node, where the -compute package's drop-in is. The
 # node's own plugstack.conf is not read: node1's is emptied to show it.
 cs_configless() {
-	local h cache j dropin=/etc/systemd/system/slurmd.service.d/configless.conf
+	local h cache dropin=/etc/systemd/system/slurmd.service.d/configless.conf
 	ctl_submit_pkg on
 	CL_CONF_EXTRA="SlurmctldParameters=enable_configless" cl_slurm_conf_to "${CL_ROOT[ctl]}"
 	on ctl ct systemctl restart slurmctld || bail "slurmctld did not restart with enable_configless"
@@ -356,17 +353,7 @@ cs_configless() {
 			"$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" \
 			'spank_ebpf: version [0-9.]+ loaded: mode=opt-in'
 	done
-	j=$(sb c8 -N2 --ebpf --wrap "$N2_STEPS c8") || { is "c8: sbatch -N2 --ebpf accepted" no yes; return; }
-	wait_started_on c8 node1 node2
-	for h in $CL_NODES; do
-		is "c8: configless, job $j: $h holds the exporter" "$(view "$h")" "$(held_while "$h" "$j")"
-	done
-	release_all c8
-	wait_done "$j"
-	is "c8: job completed" "$(jstate "$j")" COMPLETED
-	for h in $CL_NODES; do
-		is "c8: after the job: $h idle; one start, one stop" "$(view "$h"); $(unit_jobs "$h")" "$IDLE; start stop"
-	done
+	n2_job c8 configless --ebpf
 	# Back to configuration files on every host.
 	cl_slurm_conf_to "${CL_ROOT[ctl]}"
 	on ctl ct systemctl restart slurmctld || bail "slurmctld did not restart"
@@ -380,8 +367,13 @@ cs_configless() {
 	cl_restart_slurmd $CL_NODES || bail "slurmd did not restart with slurm.conf"
 }
 
-# cl_main SUITE: the whole run. CLUSTER_SCENARIOS (names without cs_)
-# picks a subset by hand.
+# The scenarios in their order, and their short names (c1 ... c9).
+CL_SCENARIOS="submit_host always two_nodes independent salloc_srun slurmd_restart reboot node_without_plugin configless"
+declare -gA CL_SCENARIO_OF=([c1]=submit_host [c2]=always [c3]=two_nodes [c4]=independent
+	[c5]=salloc_srun [c6]=slurmd_restart [c7]=reboot [c8]=configless [c9]=node_without_plugin)
+
+# cl_main SUITE: the whole run. CLUSTER_SCENARIOS (c1 ... c9 or names
+# without cs_, "none" for none) picks a subset by hand.
 cl_main() {
 	local s t
 	cl_setup "$1"
@@ -396,7 +388,10 @@ cl_main() {
 	cl_start
 	diag "$SUITE: cluster up after $(sys_elapsed) s"
 	cs_installed
-	for s in ${CLUSTER_SCENARIOS:-submit_host always two_nodes independent salloc_srun slurmd_restart reboot node_without_plugin configless}; do
+	[ "${CLUSTER_SCENARIOS:-}" != none ] || ctl_submit_pkg on
+	for s in ${CLUSTER_SCENARIOS:-$CL_SCENARIOS}; do
+		[ "$s" != none ] || continue
+		s=${CL_SCENARIO_OF[$s]:-$s}
 		t=$(date +%s)
 		"cs_$s"
 		diag "$SUITE: cs_$s took $(($(date +%s) - t)) s (total $(sys_elapsed) s)"

@@ -465,18 +465,13 @@ sys_nspawn_wait() {
 # nspawn, by PID (_sys_nspawn, _sys_init).
 # With SYS_NSPAWN_HARD set: no poweroff, the power cut (SIGKILL to init).
 sys_nspawn_stop() {
-	local i
 	[ -n "$_sys_nspawn" ] || return 0
 	if [ -n "${SYS_NSPAWN_HARD:-}" ] && [ -n "$_sys_init" ]; then
 		kill -KILL "$_sys_init" 2>/dev/null
 	else
 		kill -TERM "$_sys_nspawn" 2>/dev/null
 	fi
-	for i in $(seq 1 150); do
-		kill -0 "$_sys_nspawn" 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 "$_sys_nspawn" 2>/dev/null; then
+	if ! gone_within 30 "$_sys_nspawn"; then
 		diag "container did not power off in 30 s: killing it"
 		[ -z "$_sys_init" ] || kill -KILL "$_sys_init" 2>/dev/null
 		sleep 1
