@@ -403,13 +403,13 @@ cl_finish() {
 	for p in $mounts; do
 		mountpoint -q "$p" 2>/dev/null && left="$left mount:$p"
 	done
-	[ -e "/run/netns/$CL_NETNS" ] && left="$left netns:$CL_NETNS"
 	for p in $CL_HOSTS; do
 		for t in $(_sys_cgroup_tops); do
 			[ -d "$t/slurm-spank-ebpf-ebpfc-$p" ] && left="$left cgroup:$t/slurm-spank-ebpf-ebpfc-$p"
 		done
 	done
-	ip netns list 2>/dev/null | grep -q "^$CL_NETNS\b" && left="$left netns:$CL_NETNS"
+	{ [ -e "/run/netns/$CL_NETNS" ] || ip netns list 2>/dev/null | grep -qw "$CL_NETNS"; } &&
+		left="$left netns:$CL_NETNS"
 	is "teardown: every container powered off, overlays unmounted, network namespace gone" "$left" ""
 	CL_NETNS=
 	diag "$SUITE cluster: run took $(sys_elapsed) s (root filesystem ${SYS_CACHE_HOW:-?})"
