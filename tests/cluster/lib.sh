@@ -233,6 +233,13 @@ cl_mark() {
 	done
 }
 
+# boot_mark: a journal cursor from before the current boot's own entries
+# (the journal is persistent: journal_since "" would read earlier boots).
+boot_mark() {
+	ct journalctl -b -q -o json --no-pager 2>/dev/null | head -n 1 |
+		sed -n 's/.*"__CURSOR":"\([^"]*\)".*/\1/p'
+}
+
 # held HOST: the jobs in HOST's state file, as {id,id}; {} when absent or
 # empty; "bad: ..." when the count line does not match the IDs.
 held() {

@@ -269,7 +269,7 @@ cs_reboot() {
 	SYS_NSPAWN_FRESH_UPTIME=1 cl_boot node2
 	cl_wait_booted node2
 	is "c7: node2 after its boot: no state, exporter inactive, no programs" "$(view node2)" "$IDLE"
-	CL_MARK[node2]=
+	CL_MARK[node2]=$(on node2 boot_mark)
 	wait_done "$b" 60
 	st=$(jstate "$b")
 	diag "c7: Slurm ended job $b as $st; node2: $(nstate node2) ($(on ctl node_reason node2)); slurmctld said:"
