@@ -128,6 +128,9 @@ sys_setup() {
 	if ! flock -w "$SYS_LOCK_WAIT" 9; then
 		bail "could not take $SYS_LOCK within ${SYS_LOCK_WAIT}s"
 	fi
+	# The timing lines count from here, not from the wait for the lock.
+	[ "$(($(date +%s) - _sys_t0))" -lt 2 ] || diag "waited $(($(date +%s) - _sys_t0)) s for $SYS_LOCK"
+	_sys_t0=$(date +%s)
 	trap '_sys_on_exit' EXIT
 	trap 'exit 129' HUP
 	trap 'exit 130' INT
