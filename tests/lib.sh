@@ -83,6 +83,17 @@ wait_until() {
 	done
 }
 
+# gone_within SECONDS PID: polls (0.1 s steps) until PID has exited; fails
+# if it still runs after SECONDS.
+gone_within() {
+	local i
+	for i in $(seq 1 $(($1 * 10))); do
+		kill -0 "$2" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	! kill -0 "$2" 2>/dev/null
+}
+
 # The plugin's lines for one job alone on the node, from prolog to epilog
 # (durations as "N"; pipe the log through plugin_cycle_normalize first).
 plugin_cycle_log() {

@@ -383,14 +383,10 @@ _e2e_log_has() {
 
 # _e2e_stop_pid PID NAME: SIGTERM, up to 10 s, then SIGKILL; reaps it.
 _e2e_stop_pid() {
-	local pid=$1 i
+	local pid=$1
 	[ -n "$pid" ] || return 0
 	kill -TERM "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-	for i in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	if ! gone_within 10 "$pid"; then
 		diag "$2 (pid $pid) ignored SIGTERM for 10 s: SIGKILL"
 		kill -KILL "$pid" 2>/dev/null
 	fi

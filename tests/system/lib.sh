@@ -56,6 +56,10 @@ SYS_PKGS="systemd systemd-sysv dbus munge slurmd slurmctld slurm-client
 bpftrace bpftool socat procps build-essential dpkg-dev debhelper fakeroot"
 
 _sys_nspawn='' _sys_init='' _sys_mounted='' RUN='' SUITE=''
+# Every nspawn and overlay mount of the run, for the teardown; SYS_ROOT is
+# the root directory of the container ct runs in, seen from the host.
+SYS_NSPAWNS='' SYS_MOUNTS='' SYS_ROOT=''
+declare -gA _SYS_MACHINE_OF=()
 _sys_t0=$(date +%s)
 
 # --- TAP helpers (counters n and failed are tests/lib.sh's) -----------------
@@ -124,6 +128,9 @@ sys_setup() {
 	if ! flock -w "$SYS_LOCK_WAIT" 9; then
 		bail "could not take $SYS_LOCK within ${SYS_LOCK_WAIT}s"
 	fi
+	# The timing lines count from here, not from the wait for the lock.
+	[ "$(($(date +%s) - _sys_t0))" -lt 2 ] || diag "waited $(($(date +%s) - _sys_t0)) s for $SYS_LOCK"
+	_sys_t0=$(date +%s)
 	trap '_sys_on_exit' EXIT
 	trap 'exit 129' HUP
 	trap 'exit 130' INT
@@ -287,34 +294,48 @@ ctu() {
 		env HOME=/home/$SYS_USER USER=$SYS_USER "$@"
 }
 
+# The container's systemd: the child of nspawn that runs systemd (with a
+# network of its own, nspawn's first child is a short-lived helper).
 _sys_init_pid() {
-	local c
+	local c p
 	c=$(cat "/proc/$_sys_nspawn/task/$_sys_nspawn/children" 2>/dev/null) || return 1
-	set -- $c
-	[ -n "${1:-}" ] || return 1
-	_sys_init=$1
+	for p in $c; do
+		if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = systemd ]; then
+			_sys_init=$p
+			return 0
+		fi
+	done
+	return 1
 }
 
-# sys_boot: an overlayfs copy of ROOTFS, booted.
-sys_boot() {
-	local root=$RUN/root st
-	mkdir -p "$RUN/upper" "$RUN/work" "$root"
+# sys_overlay DIR: an overlayfs copy of ROOTFS on DIR/root (DIR/upper and
+# DIR/work beside it), recorded in SYS_MOUNTS for the teardown.
+sys_overlay() {
+	local dir=$1
+	mkdir -p "$dir/upper" "$dir/work" "$dir/root"
 	mount -t overlay overlay \
-		-o "lowerdir=$ROOTFS,upperdir=$RUN/upper,workdir=$RUN/work" "$root" ||
-		bail "could not mount the overlay on $root"
-	_sys_mounted=$root
-	echo "$SYS_MACHINE" >"$root/etc/hostname"
-	printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$SYS_MACHINE" >"$root/etc/hosts"
+		-o "lowerdir=$ROOTFS,upperdir=$dir/upper,workdir=$dir/work" "$dir/root" ||
+		bail "could not mount the overlay on $dir/root"
+	SYS_MOUNTS="$SYS_MOUNTS $dir/root"
+}
+
+# sys_prepare_root ROOT HOSTNAME: what every booted copy gets before its
+# boot: its hostname, the stand-in (disabled), the job payload, the cgroup
+# setup below. Sets SYS_HW (the node's hardware as slurmd sees it, memory
+# left out: it is not scheduled) and SYS_SYSTEMD, SYS_UNIFIED.
+sys_prepare_root() {
+	local root=$1 host=$2
+	echo "$host" >"$root/etc/hostname"
 	_sys_nspawn_prep
-	# The node's hardware as slurmd sees it (memory is not scheduled),
-	# so that slurm.conf is in place at boot, as on a real node: slurmd
+	# So that slurm.conf is in place at boot, as on a real node: slurmd
 	# 24.11+ has no ConditionPathExists and would wait for a configless
 	# controller until its start times out.
-	SYS_HW=$(timeout 60 systemd-nspawn -q -D "$root" --register=no --keep-unit --pipe \
-		--private-network slurmd -C </dev/null 2>/dev/null |
-		sed -n 's/^NodeName=[^ ]* \(CPUs=.*\)$/\1/p' | sed 's/ *RealMemory=[0-9]*//' | head -n 1)
-	[ -n "$SYS_HW" ] || SYS_HW="CPUs=$(nproc)"
-	sys_slurm_conf
+	if [ -z "${SYS_HW:-}" ]; then
+		SYS_HW=$(timeout 60 systemd-nspawn -q -D "$root" --register=no --keep-unit --pipe \
+			--private-network slurmd -C </dev/null 2>/dev/null |
+			sed -n 's/^NodeName=[^ ]* \(CPUs=.*\)$/\1/p' | sed 's/ *RealMemory=[0-9]*//' | head -n 1)
+		[ -n "$SYS_HW" ] || SYS_HW="CPUs=$(nproc)"
+	fi
 	# A container loads no kernel module: don't let that unit fail the boot.
 	ln -sf /dev/null "$root/etc/systemd/system/systemd-modules-load.service"
 	# The stand-in (disabled) and the job payload.
@@ -341,23 +362,91 @@ sys_boot() {
 	if [ -n "$SYS_UNIFIED" ] && [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
 		echo "CgroupPlugin=disabled" >"$root/etc/slurm/cgroup.conf"
 	fi
-	${SYS_UNIFIED:+env SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1} \
-	setsid systemd-nspawn -D "$root" --boot --register=no --keep-unit \
-		--console=pipe --machine="$SYS_MACHINE" --private-network \
-		--capability=all --system-call-filter='bpf perf_event_open' \
-		--rlimit=RLIMIT_MEMLOCK=infinity \
-		</dev/null >"$RUN/log/console.log" 2>&1 9>&- &
-	_sys_nspawn=$!
-	if ! wait_until 30 "the container's init" _sys_init_pid; then
-		_sys_show "$(tail -n 20 "$RUN/log/console.log")"
-		bail "systemd-nspawn did not start the container"
+}
+
+# _sys_cgroups MACHINE: a cgroup for MACHINE's nspawn in each hierarchy
+# systemd uses (the v1 name=systemd one and the v2 one, on a hybrid host
+# like this kind of machine; the v2 root on a unified one), made if
+# missing; prints their directories. _sys_cgroups_rm MACHINE removes them
+# once the container is gone.
+_sys_cgroup_tops() {
+	local t
+	if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; then
+		echo /sys/fs/cgroup
+		return 0
 	fi
-	# Slurm resolves 127.0.0.1 with AI_ADDRCONFIG, which glibc answers
-	# only where some interface other than lo has an IPv4 address: give
-	# the private network a veth pair of its own, down, that goes nowhere.
-	nsenter -t "$_sys_init" -n sh -c \
-		'ip link add sse0 type veth peer name sse1 && ip addr add 192.0.2.1/32 dev sse0' ||
-		bail "could not add an address to the container's network"
+	for t in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified; do
+		case $(stat -f -c %T "$t" 2>/dev/null) in
+		cgroupfs | cgroup2fs) echo "$t" ;;
+		esac
+	done
+}
+
+_sys_cgroups() {
+	local t d n=0
+	for t in $(_sys_cgroup_tops); do
+		d=$t/slurm-spank-ebpf-$1
+		mkdir -p "$d" || return 1
+		echo "$d"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+
+_sys_cgroups_rm() {
+	local t
+	[ -n "$1" ] || return 0
+	for t in $(_sys_cgroup_tops); do
+		[ -d "$t/slurm-spank-ebpf-$1" ] || continue
+		find "$t/slurm-spank-ebpf-$1" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	return 0
+}
+
+# sys_nspawn_start ROOT MACHINE CONSOLE_LOG NETWORK_ARGS...: boots ROOT
+# with systemd-nspawn (in the background, in its own session, with what
+# services need to load eBPF programs) and sets _sys_nspawn (its PID,
+# also added to SYS_NSPAWNS for the teardown) and _sys_init (the
+# container's systemd). NETWORK_ARGS: --private-network, or
+# --network-bridge=BR run inside a network namespace by the caller's
+# SYS_NSPAWN_NETNS (a path under /run/netns). With SYS_NSPAWN_FRESH_UPTIME
+# set, the container gets a time namespace whose boot clock starts now, so
+# that slurmd reports an uptime of seconds, as after a real reboot (a
+# container otherwise shares the host's).
+sys_nspawn_start() {
+	local root=$1 machine=$2 log=$3 up cgs cg
+	shift 3
+	up=$(cut -d. -f1 /proc/uptime)
+	cgs=$(_sys_cgroups "$machine") || bail "no cgroup of its own for $machine"
+	(
+		# nspawn --keep-unit boots the container in nspawn's own cgroup:
+		# without one per container, every container's systemd would run
+		# its units in the same directories and kill each other's.
+		for cg in $cgs; do
+			echo "$BASHPID" >"$cg/cgroup.procs" || exit 125
+		done
+		${SYS_UNIFIED:+export SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1}
+		exec setsid ${SYS_NSPAWN_NETNS:+nsenter --net="$SYS_NSPAWN_NETNS"} \
+			${SYS_NSPAWN_FRESH_UPTIME:+unshare --time --boottime "-$((up - 1))"} \
+			systemd-nspawn -D "$root" --boot --register=no --keep-unit \
+			--console=pipe --machine="$machine" "$@" \
+			--capability=all --system-call-filter='bpf perf_event_open' \
+			--rlimit=RLIMIT_MEMLOCK=infinity
+	) </dev/null >"$log" 2>&1 9>&- &
+	_sys_nspawn=$!
+	SYS_NSPAWNS="$SYS_NSPAWNS $_sys_nspawn"
+	_SYS_MACHINE_OF[$_sys_nspawn]=$machine
+	_sys_init=
+	if ! wait_until 30 "the container's init" _sys_init_pid; then
+		_sys_show "$(tail -n 20 "$log")"
+		bail "systemd-nspawn did not start the container $machine"
+	fi
+}
+
+# sys_nspawn_wait CONSOLE_LOG: until the container's systemd (_sys_init)
+# says it is up.
+sys_nspawn_wait() {
+	local log=$1 st
 	wait_until 60 "the container's systemd bus" \
 		nsenter -t "$_sys_init" -a test -S /run/systemd/private
 	st=$(timeout 120 nsenter -t "$_sys_init" -a env -i PATH="$SYS_PATH" \
@@ -365,36 +454,73 @@ sys_boot() {
 	case $st in
 	running | degraded) ;;
 	*)
-		_sys_show "$(tail -n 20 "$RUN/log/console.log")"
+		_sys_show "$(tail -n 20 "$log")"
 		bail "the container did not boot: $st"
 		;;
 	esac
 	[ "$st" = running ] || diag "container is $st: $(ct systemctl --failed --no-legend --plain 2>&1 | tr '\n' ';')"
+}
+
+# sys_nspawn_stop: clean poweroff (SIGTERM to nspawn), then SIGKILL to the
+# container's init (which takes its whole PID namespace along) and to
+# nspawn, by PID (_sys_nspawn, _sys_init).
+# With SYS_NSPAWN_HARD set: no poweroff, the power cut (SIGKILL to init).
+sys_nspawn_stop() {
+	[ -n "$_sys_nspawn" ] || return 0
+	if [ -n "${SYS_NSPAWN_HARD:-}" ] && [ -n "$_sys_init" ]; then
+		kill -KILL "$_sys_init" 2>/dev/null
+	else
+		kill -TERM "$_sys_nspawn" 2>/dev/null
+	fi
+	if ! gone_within 30 "$_sys_nspawn"; then
+		diag "container did not power off in 30 s: killing it"
+		[ -z "$_sys_init" ] || kill -KILL "$_sys_init" 2>/dev/null
+		sleep 1
+		kill -KILL "$_sys_nspawn" 2>/dev/null
+	fi
+	wait "$_sys_nspawn" 2>/dev/null
+	_sys_cgroups_rm "${_SYS_MACHINE_OF[$_sys_nspawn]:-}"
+	SYS_NSPAWNS=$(echo " $SYS_NSPAWNS " | sed "s/ $_sys_nspawn / /; s/^ *//; s/ *$//")
+	_sys_nspawn='' _sys_init=''
+}
+
+# sys_unmount DIR: unmounts DIR (lazily if busy) and forgets it.
+sys_unmount() {
+	umount "$1" 2>/dev/null || umount -l "$1" 2>/dev/null
+	SYS_MOUNTS=$(echo " $SYS_MOUNTS " | sed "s| $1 | |; s/^ *//; s/ *$//")
+}
+
+# sys_boot: an overlayfs copy of ROOTFS, booted.
+sys_boot() {
+	local root=$RUN/root
+	sys_overlay "$RUN"
+	_sys_mounted=$root
+	SYS_ROOT=$root
+	printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$SYS_MACHINE" >"$root/etc/hosts"
+	sys_prepare_root "$root" "$SYS_MACHINE"
+	sys_slurm_conf
+	sys_nspawn_start "$root" "$SYS_MACHINE" "$RUN/log/console.log" --private-network
+	# Slurm resolves 127.0.0.1 with AI_ADDRCONFIG, which glibc answers
+	# only where some interface other than lo has an IPv4 address: give
+	# the private network a veth pair of its own, down, that goes nowhere.
+	nsenter -t "$_sys_init" -n sh -c \
+		'ip link add sse0 type veth peer name sse1 && ip addr add 192.0.2.1/32 dev sse0' ||
+		bail "could not add an address to the container's network"
+	sys_nspawn_wait "$RUN/log/console.log"
 	diag "$SUITE: cgroup hierarchy in the container: $(ct sh -c 'stat -f -c %T /sys/fs/cgroup; test -d /sys/fs/cgroup/unified && echo +unified' | tr '\n' ' ')"
 }
 
-# sys_teardown: clean poweroff (SIGTERM to nspawn), then SIGKILL to the
-# container's init (which takes its whole PID namespace along) and to
-# nspawn, by PID; unmount; remove the run directory unless kept.
+# sys_teardown: the container powered off (sys_nspawn_stop), its overlay
+# unmounted. $SYS_TEARDOWN names another teardown (tests/cluster: every
+# host, then the network namespace).
 sys_teardown() {
-	local i
-	if [ -n "$_sys_nspawn" ]; then
-		kill -TERM "$_sys_nspawn" 2>/dev/null
-		for i in $(seq 1 150); do
-			kill -0 "$_sys_nspawn" 2>/dev/null || break
-			sleep 0.2
-		done
-		if kill -0 "$_sys_nspawn" 2>/dev/null; then
-			diag "container did not power off in 30 s: killing it"
-			[ -z "$_sys_init" ] || kill -KILL "$_sys_init" 2>/dev/null
-			sleep 1
-			kill -KILL "$_sys_nspawn" 2>/dev/null
-		fi
-		wait "$_sys_nspawn" 2>/dev/null
-		_sys_nspawn='' _sys_init=''
+	if [ -n "${SYS_TEARDOWN:-}" ]; then
+		"$SYS_TEARDOWN"
+		return
 	fi
+	sys_nspawn_stop
 	if [ -n "$_sys_mounted" ]; then
-		umount "$_sys_mounted" 2>/dev/null || umount -l "$_sys_mounted" 2>/dev/null
+		sys_unmount "$_sys_mounted"
 		_sys_mounted=
 	fi
 }
@@ -402,7 +528,7 @@ sys_teardown() {
 _sys_on_exit() {
 	local st=$?
 	[ "${failed:-0}" -eq 0 ] || st=1
-	if [ -n "$_sys_nspawn" ] && [ "$st" -ne 0 ]; then
+	if [ -n "$SYS_NSPAWNS" ] && [ "$st" -ne 0 ]; then
 		sys_dump
 	fi
 	sys_teardown
@@ -410,15 +536,20 @@ _sys_on_exit() {
 		if [ "$st" -eq 0 ] && [ -z "${SYSTEM_KEEP:-}" ]; then
 			rm -rf "$RUN"
 		else
-			rm -rf "$RUN/upper" "$RUN/work" "$RUN/root"
+			rm -rf "$RUN/upper" "$RUN/work" "$RUN/root" "$RUN/hosts"
 			diag "logs kept in $RUN/log"
 		fi
 	fi
 	exit "$st"
 }
 
-# Diagnostics on failure: into the TAP log and $RUN/log.
+# Diagnostics on failure: into the TAP log and $RUN/log. $SYS_DUMP names
+# another (tests/cluster: every host's).
 sys_dump() {
+	if [ -n "${SYS_DUMP:-}" ]; then
+		"$SYS_DUMP"
+		return
+	fi
 	ct journalctl -b --no-pager -o short-precise >"$RUN/log/journal.txt" 2>&1
 	diag "--- diagnostics ($SUITE; whole journal in $RUN/log/journal.txt) ---"
 	diag "state file: $(ct cat "$SYS_STATE" 2>&1 | tr '\n' ' ')"
@@ -440,7 +571,7 @@ sys_dump() {
 # (disabled) and the payload; configures and starts the cluster.
 sys_install() {
 	local t0
-	cp "$TARBALL" "$RUN/root$SYS_CDIR/build/"
+	cp "$TARBALL" "$SYS_ROOT$SYS_CDIR/build/"
 	SLURM_VERSION=$(ct dpkg-query -W -f='${Version}' slurmd 2>/dev/null)
 	SLURM_MAJMIN=$(echo "$SLURM_VERSION" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
 	diag "$SUITE: Slurm $SLURM_VERSION, $(ct bpftrace --version 2>&1), systemd $(ct dpkg-query -W -f='${Version}' systemd)"
@@ -451,24 +582,40 @@ sys_install() {
 	ct useradd -m -s /bin/sh "$SYS_USER" || bail "useradd failed"
 }
 
-# The packages, as `make deb` builds them (packaging/debian, dist
-# tarball); without packaging/debian, ./configure && make && make install
-# (an interim step, reported as such).
-_sys_build_debs() {
-	local b=$SYS_CDIR/build tb rc
+# sys_build_debs: the packages, as `make deb` builds them (packaging/debian,
+# dist tarball), built from TARBALL inside the container `ct` runs in;
+# SYS_DEBS lists them there, and they are copied to $RUN/debs for other
+# containers. Returns 1 when the tarball has no packaging/debian.
+sys_build_debs() {
+	local b=$SYS_CDIR/build tb rc debs d
 	tb=$(basename "$TARBALL")
-	if tar -tJf "$TARBALL" | grep -q '/packaging/debian/control$'; then
+	tar -tJf "$TARBALL" | grep -q '/packaging/debian/control$' || return 1
+	mkdir -p "$SYS_ROOT$b"
+	cp "$TARBALL" "$SYS_ROOT$b/"
+	ct sh -c "cd $b && tar -xJf $tb && cd \$(tar -tJf $tb | head -n 1 | cut -d/ -f1) &&
+		./configure -q && DEB_BUILD_OPTIONS='nocheck parallel=2' make deb" \
+		>"$RUN/log/build.log" 2>&1
+	rc=$?
+	debs=$(cd "$SYS_ROOT$b" && find . -path '*/_pkg/deb/*.deb' | sort)
+	if [ "$rc" -ne 0 ] || [ -z "$debs" ]; then
+		_sys_show "$(tail -n 40 "$RUN/log/build.log")"
+		bail "$SUITE: building the packages failed (log: $RUN/log/build.log)"
+	fi
+	SYS_DEBS=$(echo "$debs" | sed "s|^\./|$b/|" | grep -v -- '-dbgsym_')
+	mkdir -p "$RUN/debs"
+	for d in $SYS_DEBS; do
+		cp "$SYS_ROOT$d" "$RUN/debs/" || bail "could not copy $d out of the container"
+	done
+}
+
+# The packages (sys_build_debs), installed with apt; without
+# packaging/debian, ./configure && make && make install (an interim step,
+# reported as such).
+_sys_build_debs() {
+	local b=$SYS_CDIR/build tb
+	tb=$(basename "$TARBALL")
+	if sys_build_debs; then
 		SYS_BUILD_HOW="Debian packages (./configure && make deb)"
-		ct sh -c "cd $b && tar -xJf $tb && cd \$(tar -tJf $tb | head -n 1 | cut -d/ -f1) &&
-			./configure -q && DEB_BUILD_OPTIONS=nocheck make deb" \
-			>"$RUN/log/build.log" 2>&1
-		rc=$?
-		debs=$(cd "$RUN/root$b" && find . -path '*/_pkg/deb/*.deb' | sort)
-		if [ "$rc" -ne 0 ] || [ -z "$debs" ]; then
-			_sys_show "$(tail -n 40 "$RUN/log/build.log")"
-			bail "$SUITE: building the packages failed (log: $RUN/log/build.log)"
-		fi
-		SYS_DEBS=$(echo "$debs" | sed "s|^\./|$b/|" | grep -v -- '-dbgsym_')
 		if ! ct apt-get install -y --no-install-recommends $SYS_DEBS >"$RUN/log/install.log" 2>&1; then
 			_sys_show "$(tail -n 20 "$RUN/log/install.log")"
 			bail "$SUITE: apt-get install of the packages failed"
@@ -486,11 +633,18 @@ _sys_build_debs() {
 # sys_slurm_conf [PROLOGFLAGS]: the one-node cluster's slurm.conf. Logs go
 # to the journal (no log files), on private loopback ports.
 sys_slurm_conf() {
-	local hw=$SYS_HW
-	cat >"$RUN/root/etc/slurm/slurm.conf" <<CONF
-# Generated by slurm-spank-ebpf tests/system: a one-node test cluster.
+	sys_slurm_conf_text "${1:-}" >"$SYS_ROOT/etc/slurm/slurm.conf"
+	SYS_PROLOGFLAGS=${1:-}
+}
+
+# sys_slurm_conf_text [PROLOGFLAGS]: slurm.conf, for one container by
+# default; tests/cluster sets SYS_CONF_CTLD (SlurmctldHost), SYS_CONF_NODES
+# (the NodeName and PartitionName lines) and SYS_CONF_EXTRA (more lines).
+sys_slurm_conf_text() {
+	cat <<CONF
+# Generated by slurm-spank-ebpf tests/system: a ${SYS_CONF_WHAT:-one-node} test cluster.
 ClusterName=spankebpf
-SlurmctldHost=$SYS_MACHINE(127.0.0.1)
+SlurmctldHost=${SYS_CONF_CTLD:-$SYS_MACHINE(127.0.0.1)}
 SlurmctldPort=$SYS_CTLD_PORT
 SlurmdPort=$SYS_SLURMD_PORT
 SlurmUser=slurm
@@ -514,22 +668,24 @@ JobAcctGatherType=jobacct_gather/none
 ReturnToService=2
 KillWait=5
 ${1:+PrologFlags=$1}
-NodeName=$SYS_MACHINE NodeAddr=127.0.0.1 $hw State=UNKNOWN
-PartitionName=main Nodes=$SYS_MACHINE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
+${SYS_CONF_EXTRA:-}
+${SYS_CONF_NODES:-NodeName=$SYS_MACHINE NodeAddr=127.0.0.1 $SYS_HW State=UNKNOWN
+PartitionName=main Nodes=$SYS_MACHINE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8}
 CONF
-	SYS_PROLOGFLAGS=${1:-}
 }
 
+# node_state [NODE], node_reason [NODE]: as Slurm sees it (default: the
+# one container's node).
 node_state() {
-	ct sinfo -h -n "$SYS_MACHINE" -o %T 2>/dev/null
+	ct sinfo -h -n "${1:-$SYS_MACHINE}" -o %T 2>/dev/null
 }
 
 node_reason() {
-	ct scontrol -o show node "$SYS_MACHINE" 2>/dev/null | grep -o 'Reason=.*' | sed 's/ [A-Z][A-Za-z]*=.*//'
+	ct scontrol -o show node "${1:-$SYS_MACHINE}" 2>/dev/null | grep -o 'Reason=.*' | sed 's/ [A-Z][A-Za-z]*=.*//'
 }
 
 _sys_node_ready() {
-	case $(node_state) in
+	case $(node_state "${1:-}") in
 	idle | mixed | allocated) return 0 ;;
 	*) return 1 ;;
 	esac
@@ -565,12 +721,12 @@ SYS_PLUGIN_CONF=/etc/slurm/spank_ebpf.conf
 
 # plugin_args ARGS...: replaces the arguments on the plugin line.
 plugin_args() {
-	local f=$RUN/root$SYS_PLUGIN_CONF
+	local f=$SYS_ROOT$SYS_PLUGIN_CONF
 	sed -i -E "s#^((optional|required)[[:space:]]+[^[:space:]]+spank_ebpf\.so).*#\1${*:+ $*}#" "$f"
 }
 
 plugin_line() {
-	grep -E '^(optional|required)' "$RUN/root$SYS_PLUGIN_CONF"
+	grep -E '^(optional|required)' "$SYS_ROOT$SYS_PLUGIN_CONF"
 }
 
 # --- observing ---------------------------------------------------------------
@@ -696,6 +852,34 @@ sys_baseline() {
 	SYS_PROG_BASELINE=$(perf_progs_raw)
 }
 
+# unit_progs: eBPF programs of the stand-in's type (perf_event, prog_type
+# 7) that the unit's main process holds, attributed by its descriptors
+# (/proc/PID/fd links to anon_inode:bpf-prog, prog_type in
+# /proc/PID/fdinfo): programs of other containers never count, unlike a
+# machine-wide bpftool count. 0 when the unit has no main process; a line
+# starting with "error:" when it cannot tell (never a number then).
+unit_progs() {
+	ct sh -c '
+		pid=$(systemctl show -p MainPID --value "$1" 2>/dev/null)
+		case $pid in
+		"") echo "error: systemctl show -p MainPID gave nothing"; exit 0 ;;
+		0) echo 0; exit 0 ;;
+		esac
+		ls "/proc/$pid/fd" >/dev/null 2>&1 || { echo "error: /proc/$pid/fd unreadable"; exit 0; }
+		n=0
+		for fd in /proc/$pid/fd/*; do
+			[ "$(readlink "$fd" 2>/dev/null)" = anon_inode:bpf-prog ] || continue
+			info=$(cat "/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null) ||
+				{ echo "error: /proc/$pid/fdinfo/${fd##*/} unreadable"; exit 0; }
+			case $info in
+			*prog_type:*) ;;
+			*) echo "error: no prog_type in /proc/$pid/fdinfo/${fd##*/}"; exit 0 ;;
+			esac
+			printf "%s\n" "$info" | grep -Eq "^prog_type:[[:space:]]+7$" && n=$((n + 1))
+		done
+		echo "$n"' sh "$SYS_UNIT" 2>&1 || echo "error: could not enter the container"
+}
+
 # The endpoint's answer (body only), empty when nothing listens.
 metrics() {
 	ct bash -c "exec 3<>/dev/tcp/127.0.0.1/$SYS_STANDIN_PORT && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3" 2>/dev/null |
@@ -731,7 +915,7 @@ submit() {
 }
 
 started() {
-	test -e "$RUN/root$SYS_JOBS/$1.started"
+	test -e "$SYS_ROOT$SYS_JOBS/$1.started"
 }
 
 wait_started() {
@@ -739,7 +923,7 @@ wait_started() {
 }
 
 release() {
-	touch "$RUN/root$SYS_JOBS/$1.gate"
+	touch "$SYS_ROOT$SYS_JOBS/$1.gate"
 }
 
 job_state() {

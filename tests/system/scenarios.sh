@@ -134,7 +134,7 @@ scn_neutral_and_always() {
 # Scenario 5: the exporter fails to start: the job runs, the node does not
 # drain, the error is in the slurmd journal.
 scn_broken_unit() {
-	local c j d=$RUN/root/etc/systemd/system/$SYS_UNIT.d log
+	local c j d=$SYS_ROOT/etc/systemd/system/$SYS_UNIT.d log
 	mkdir -p "$d"
 	printf '[Service]\nExecStartPre=/bin/false\n' >"$d/broken.conf"
 	ct systemctl daemon-reload
