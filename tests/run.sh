@@ -123,10 +123,12 @@ apt_get() { apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 if [ -n "$missing" ]; then
 	say "installing them: apt-get update && $apt_line"
 	update_failed=
-	if ! apt_get -q update >"$tmp/update.log" 2>&1; then
+	# A source apt cannot reach is only a warning to apt-get update (exit 0).
+	if ! apt_get -q update >"$tmp/update.log" 2>&1 ||
+		grep -Eq '^(Err:|E:|W: Failed to fetch|W: Some index files failed)' "$tmp/update.log"; then
 		update_failed=1
 		sed -n 's/^\(E\|W\|Err\):/  &/p' "$tmp/update.log" | tail -n 10
-		say "apt-get update failed (no network, or the package mirror in /etc/apt/sources.list* is unreachable); trying with the package lists there are"
+		say "apt-get update failed (no network, or a source in /etc/apt/sources.list* is unreachable); trying with the package lists there are"
 	fi
 	# shellcheck disable=SC2086 # one word per package
 	if ! apt_get -q install -y --no-install-recommends $missing >"$tmp/install.log" 2>&1; then
