@@ -97,9 +97,9 @@ missing=$(missing_pkgs)
 nmissing=$(printf '%s\n' $missing | grep -c . || true)
 apt_line="apt-get install -y --no-install-recommends$missing"
 if [ -z "$missing" ]; then
-	say "all $total Debian packages of ${deps#"$top"/} are installed: nothing to install"
+	say "all $total Debian packages of ${deps#"$top"/}${groups:+ [$groups]} are installed: nothing to install"
 else
-	say "$nmissing of the $total Debian packages of ${deps#"$top"/} are not installed:$missing"
+	say "$nmissing of the $total Debian packages of ${deps#"$top"/}${groups:+ [$groups]} are not installed:$missing"
 fi
 
 if [ "$mode" = check ]; then
