@@ -11,8 +11,8 @@
 #   ./autogen.sh && ./configure && make test TESTS='<what needs no daemons>'
 #
 # The tests run there are those that need neither Slurm daemons, nor
-# systemd, nor containers of their own (the unit tests, fuzz replay,
-# tests/plugin-so.sh, tests/configure.sh, tests/run-sh.sh): the end-to-end,
+# systemd, nor containers of their own (make expands $(unit_tests),
+# $(shell_tests) and $(fuzz_replays) of tests/*Makefile.inc): the end-to-end,
 # packaging and system tests boot containers, which do not nest in this
 # one; CI runs them on a real machine. Output: this script's stdout, and
 # the run's log under /var/tmp (kept). By hand, as root; downloads what
@@ -22,7 +22,7 @@ set -eu
 me=tests/deps/fresh-machine.sh
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${FRESH_CACHE:-/var/cache/slurm-spank-ebpf-tests/fresh}
-tests=${FRESH_TESTS:-'tests/unit/test_config tests/unit/test_jobset tests/unit/test_statefile tests/unit/test_runcmd tests/unit/test_hold tests/unit/test_concurrency tests/unit/test_kill tests/unit/test_faults tests/fuzz/replay_jobset tests/fuzz/replay_config tests/plugin-so.sh tests/configure.sh tests/run-sh.sh'}
+tests=${FRESH_TESTS:-'$(unit_tests) $(shell_tests) $(fuzz_replays)'}
 
 say() { printf '%s: %s\n' "$me" "$*"; }
 die() {
