@@ -37,6 +37,7 @@ cat >"$tmp/bin/make" <<EOF
 echo "make \$*" >>"$tmp/calls"
 case " \$* " in
 *" test "*)
+	echo "\${LC_ALL:-unset}" >"$tmp/locale"
 	echo "PASS: stub"
 	echo "\$MAKE_SUMMARY"
 	echo "make: *** [Makefile:42: test] Error \$MAKE_STATUS" >&2
@@ -114,7 +115,7 @@ is "no package listed twice (make and util-linux serve two groups)" "$dups" ""
 
 # --- as root --------------------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
-	for i in $(seq 1 21); do skip "root"; done
+	for i in $(seq 1 22); do skip "root"; done
 	done_testing
 fi
 
@@ -123,13 +124,14 @@ is "--install-only, nothing missing: exit 0" "$st" 0
 like "  says nothing to install" "$out" 'nothing to install$'
 is "  calls neither apt-get nor configure nor make" "$(calls)" ""
 
-run MAKE_SUMMARY="5 passed, 0 failed, 1 skipped" MAKE_STATUS=0 -- --deps="$T/tests/deps/present.txt"
+run LC_ALL=C.UTF-8 MAKE_SUMMARY="5 passed, 0 failed, 1 skipped" MAKE_STATUS=0 -- --deps="$T/tests/deps/present.txt"
 is "whole run, nothing missing, tests pass: exit 0" "$st" 0
 is "  configure --enable-werror, make, make test; no apt-get" "$(calls)" \
 	"configure -q --enable-werror
 make -s -j$(nproc)
 make test"
 is "  the last line is make test's summary" "$(printf '%s\n' "$out" | tail -n 1)" "5 passed, 0 failed, 1 skipped"
+is "  make test runs in the caller's locale" "$(cat "$tmp/locale")" C.UTF-8
 
 run MAKE_SUMMARY="4 passed, 1 failed, 1 skipped" MAKE_STATUS=2 -- --deps="$T/tests/deps/present.txt"
 is "whole run, a test fails: exit status non-zero (make's)" "$st" 2

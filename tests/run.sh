@@ -24,7 +24,9 @@
 # Without root it installs and runs nothing: it prints what it would need
 # and exits non-zero. The only network access is apt's.
 set -eu
-export DEBIAN_FRONTEND=noninteractive LC_ALL=C
+# The suite runs in the caller's locale (tests/packaging/man.sh reads man's
+# UTF-8 output); apt runs in C, whose messages this script reads.
+export DEBIAN_FRONTEND=noninteractive
 
 me=tests/run.sh
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,7 +89,7 @@ pkgs=$(awk -v want=",$groups," -v file="$deps" '
 missing_pkgs() {
 	local p
 	for p in $pkgs; do
-		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
+		[ "$(LC_ALL=C dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
 			printf ' %s' "$p"
 	done
 }
@@ -118,7 +120,7 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-apt_get() { apt-get -o DPkg::Lock::Timeout=600 "$@"; }
+apt_get() { LC_ALL=C apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 
 if [ -n "$missing" ]; then
 	say "installing them: apt-get update && $apt_line"
