@@ -156,7 +156,8 @@ is "  apt-get 'succeeded' but the package is not there: exit 1" "$st" 1
 like "  and it is named" "$out" "still not installed: $absent\$"
 
 # Offline: the real apt-get, with sources, lists and cache of its own
-# pointing at a closed port on loopback.
+# pointing at a closed port on loopback; without locks, so that it does
+# not wait for another apt (it cannot install anything: its lists are empty).
 if command -v apt-get >/dev/null 2>&1; then
 	mkdir -p "$tmp/apt/lists/partial" "$tmp/apt/cache/archives/partial"
 	echo "deb http://127.0.0.1:9/debian bookworm main" >"$tmp/apt/sources.list"
@@ -166,6 +167,7 @@ Dir::Etc::sourceparts "/nonexistent";
 Dir::State::lists "$tmp/apt/lists/";
 Dir::Cache "$tmp/apt/cache/";
 Acquire::Retries "0";
+Debug::NoLocking "true";
 EOF
 	: >"$tmp/calls"
 	out=$(APT_CONFIG=$tmp/apt/apt.conf bash "$T/tests/run.sh" --install-only --deps="$T/tests/deps/absent.txt" 2>&1)
