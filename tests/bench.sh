@@ -7,14 +7,10 @@
 # count that does not depend on the machine: the syscalls of a job
 # without --ebpf.
 . "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/system/lib.sh" # for _sys_in_distcheck only
 
 top=${srcdir:-.}
 builddir=${top_builddir:-$top}
-if _sys_in_distcheck; then
-	echo "1..0 # SKIP the benchmark smoke test does not run under make distcheck (make test runs it)"
-	exit 0
-fi
+skip_in_distcheck "benchmark smoke test"
 need_root
 need_cmd strace slurmd slurmctld sbatch munged debootstrap systemd-nspawn
 [ -x "$builddir/bench/hook_bench" ] || missing "bench/hook_bench (make check builds it)"

@@ -128,6 +128,24 @@ need_cmd() {
 	done
 }
 
+# `make distcheck` builds and tests the release tarball in
+# <distdir>/_build/sub. It runs the unit tests and fuzz replay; the slow
+# suites (end to end, packaging, system, benchmark) run once, in make test.
+in_distcheck() {
+	case ${top_builddir:-${SPANK_EBPF_SO:-}} in
+	*/_build/sub | */_build/sub/*) return 0 ;;
+	esac
+	return 1
+}
+
+# skip_in_distcheck WHAT: under make distcheck, skip the whole script, saying
+# so (in the distcheck output: "SKIP: <script> # SKIP <WHAT> ...").
+skip_in_distcheck() {
+	in_distcheck || return 0
+	echo "1..0 # SKIP $*: not under make distcheck, on purpose (make test runs it once)"
+	exit 0
+}
+
 need_root() {
 	[ "$(id -u)" -eq 0 ] || missing "root"
 }

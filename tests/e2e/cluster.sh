@@ -50,6 +50,7 @@ _e2e_show() { show "$@"; }
 
 e2e_setup() {
 	local v
+	skip_in_distcheck "end-to-end test"
 	need_root
 	need_cmd munged munge slurmctld slurmd sbatch salloc srun squeue scontrol \
 		sinfo scancel flock setpriv timeout getent unshare mount umount

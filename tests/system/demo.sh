@@ -31,22 +31,14 @@ die() { say "demo: $*" >&2; exit 1; }
 # (`make demo` passes its build directory; by hand, this tree is configured
 # here if it is not yet.)
 builddir=${top_builddir:-$top}
-need_pkgs="debootstrap systemd-container iproute2 util-linux xz-utils make"
-[ -f "$builddir/Makefile" ] || need_pkgs="$need_pkgs build-essential pkg-config libslurm-dev"
-[ -f "$builddir/Makefile" ] || [ -f configure ] || need_pkgs="$need_pkgs autoconf automake libtool"
-missing_pkgs=
-for p in $need_pkgs; do
-	dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
-		missing_pkgs="$missing_pkgs $p"
-done
-if [ -n "$missing_pkgs" ]; then
-	say "demo: installing$missing_pkgs"
-	apt-get -o DPkg::Lock::Timeout=600 -qq update >/dev/null ||
-		die "apt-get update failed"
-	# shellcheck disable=SC2086
-	apt-get -o DPkg::Lock::Timeout=600 -qq install -y --no-install-recommends $missing_pkgs >/dev/null ||
-		die "apt-get install$missing_pkgs failed"
-fi
+# The groups of tests/deps/debian.txt it needs, installed by tests/run.sh
+# (the README's test command) if missing: system (debootstrap,
+# systemd-nspawn, make dist), and build/autotools to configure this tree.
+groups=system
+[ -f "$builddir/Makefile" ] || groups=$groups,build
+[ -f "$builddir/Makefile" ] || [ -f configure ] || groups=$groups,autotools
+bash "$top/tests/run.sh" --install-only --groups="$groups" ||
+	die "cannot install what the demo needs (see above)"
 if [ ! -f "$builddir/Makefile" ]; then
 	builddir=$top
 	say "demo: configuring the source tree (for make dist)"
