@@ -38,8 +38,9 @@ is "two jobs hold the exporter" "$(state)" "$(state_of "$a" "$b")"
 # Another process holds the state lock while job a's epilog runs: the
 # epilog gives up after lock_timeout, and a's ID stays behind.
 m=$(log_mark)
-# -o: sleep does not inherit the lock; it goes when flock is killed.
-flock -o "$STATE.lock" sleep 12 &
+# One process holds the lock (fd 7): killing it releases the lock and
+# leaves nothing behind.
+(exec 7>>"$STATE.lock" && flock 7 && exec sleep 12) &
 holder=$!
 sleep 0.5
 open_gate s17-a
