@@ -36,7 +36,9 @@ is "lock free: locked=no, exit 0" "$line; $rc" "start ebpf_exporter.service coun
 is "lock free: nothing on stderr" "$err" ""
 
 # Another process holds the lock, as the plugin does around its calls.
-flock "$tmp/state.lock" sleep 300 &
+# One process, the holder itself (fd 7), so that killing it frees the lock
+# and leaves no sleep behind holding the TAP pipe open.
+(exec 7>>"$tmp/state.lock" && flock 7 && exec sleep 300 >/dev/null 2>&1) &
 holder=$!
 wait_until 10 "the holder has the lock" sh -c "! flock -n '$tmp/state.lock' true"
 call stop
