@@ -755,7 +755,12 @@ plugin_log_since() {
 	if [ -n "${SYSTEM_SLURMD_SYSLOG_DEBUG:-}" ]; then
 		journal_since "$1" -t spank-prolog -t spank-epilog | grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
 	else
-		slurmd_log_since "$1" | grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
+		# By identifier as well as by unit: journald attributes a line to
+		# slurmd.service by reading the sender's cgroup, which a prolog
+		# process that already exited no longer has (seen: a missing
+		# "prolog job N" line that the journal held).
+		journal_since "$1" _SYSTEMD_UNIT=slurmd.service + SYSLOG_IDENTIFIER=slurmd |
+			grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
 	fi
 }
 
