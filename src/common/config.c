@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -114,21 +113,22 @@ static int check_unit(const char *arg, const char *val, char *err, size_t errlen
 }
 
 static int parse_seconds(const char *arg, const char *key, const char *val,
-			 unsigned int *out, char *err, size_t errlen)
+			 unsigned long min, unsigned long max, unsigned int *out,
+			 char *err, size_t errlen)
 {
 	unsigned long v = 0;
 	const char *p;
 
 	if (strspn(val, "0123456789") != strlen(val) || strlen(val) > 6)
 		return fail(err, errlen, arg,
-			    "%s must be a whole number of seconds from 1 to %d",
-			    key, CONFIG_TIMEOUT_MAX);
+			    "%s must be a whole number of seconds from %lu to %lu",
+			    key, min, max);
 	for (p = val; *p; p++)
 		v = v * 10 + (unsigned long)(*p - '0');
-	if (v < 1 || v > CONFIG_TIMEOUT_MAX)
+	if (v < min || v > max)
 		return fail(err, errlen, arg,
-			    "%s must be a whole number of seconds from 1 to %d",
-			    key, CONFIG_TIMEOUT_MAX);
+			    "%s must be a whole number of seconds from %lu to %lu",
+			    key, min, max);
 	*out = (unsigned int)v;
 	return 0;
 }
@@ -168,7 +168,8 @@ static int apply(struct config *cfg, enum key k, const char *arg,
 		snprintf(cfg->systemctl, sizeof(cfg->systemctl), "%s", val);
 		return 0;
 	case K_TIMEOUT:
-		return parse_seconds(arg, "timeout", val, &cfg->timeout, err, errlen);
+		return parse_seconds(arg, "timeout", val, 1, CONFIG_TIMEOUT_MAX, &cfg->timeout,
+				     err, errlen);
 	case K_START:
 		if (!strcmp(val, "wait"))
 			cfg->start = START_WAIT;
@@ -178,16 +179,11 @@ static int apply(struct config *cfg, enum key k, const char *arg,
 			return fail(err, errlen, arg, "start must be \"wait\" or \"background\"");
 		return 0;
 	case K_LINGER:
-		if (strspn(val, "0123456789") != strlen(val) || strlen(val) > 6 ||
-		    strtoul(val, NULL, 10) > CONFIG_LINGER_MAX)
-			return fail(err, errlen, arg,
-				    "linger must be a whole number of seconds from 0 to %d",
-				    CONFIG_LINGER_MAX);
-		cfg->linger = (unsigned int)strtoul(val, NULL, 10);
-		return 0;
-	case K_LOCK_TIMEOUT:
-		return parse_seconds(arg, "lock_timeout", val, &cfg->lock_timeout,
+		return parse_seconds(arg, "linger", val, 0, CONFIG_LINGER_MAX, &cfg->linger,
 				     err, errlen);
+	case K_LOCK_TIMEOUT:
+		return parse_seconds(arg, "lock_timeout", val, 1, CONFIG_TIMEOUT_MAX,
+				     &cfg->lock_timeout, err, errlen);
 	default:
 		return -1;
 	}
