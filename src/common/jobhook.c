@@ -2,6 +2,7 @@
 /* The job prolog/epilog rule. See jobhook.h. */
 #include <stdlib.h>
 
+#include "clock.h"
 #include "jobhook.h"
 #include "jobset.h"
 #include "log.h"
@@ -30,6 +31,7 @@ uint32_t jobhook_env_job_id(void)
 void jobhook_run(const struct config *cfg, uint32_t job, bool asked, enum hold_op op)
 {
 	const char *hook = op == HOLD_ACQUIRE ? "prolog" : "epilog";
+	long long t0;
 
 	asked = asked || cfg->mode == MODE_ALWAYS;
 	if (!asked && op == HOLD_ACQUIRE) {
@@ -49,5 +51,9 @@ void jobhook_run(const struct config *cfg, uint32_t job, bool asked, enum hold_o
 		return;
 	}
 	log_msg(LOG_INFO, "%s job %u", hook, job);
+	t0 = clock_us();
 	hold_update(cfg, job, op, NULL);
+	/* What the job waited for (the lock, and a start with start=wait):
+	 * the figure to look at when a prolog seems slow. */
+	log_msg(LOG_VERBOSE, "%s job %u done in %.1f ms", hook, job, (double)(clock_us() - t0) / 1000.0);
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "runcmd.h"
 
 /* Fixed, minimal environment: nothing from the job or from slurmd. */
@@ -27,10 +28,7 @@ static char *const clean_env[] = {
 
 static long long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return clock_us() / 1000;
 }
 
 /* Only async-signal-safe calls between fork() and execve(). */

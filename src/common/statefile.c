@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "statefile.h"
 
@@ -107,19 +108,11 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-static long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* flock() has no timeout: poll with a short, growing sleep. The cap keeps
  * the added latency under a millisecond when the lock is busy. */
 static int lock_bounded(struct statefile *sf, unsigned int timeout_ms)
 {
-	long long deadline = now_us() + (long long)timeout_ms * 1000;
+	long long deadline = clock_us() + (long long)timeout_ms * 1000;
 	long delay = 20;
 
 	for (;;) {
@@ -129,7 +122,7 @@ static int lock_bounded(struct statefile *sf, unsigned int timeout_ms)
 			log_msg(LOG_ERROR, "cannot lock %s.lock: %s", sf->path, strerror(errno));
 			return -1;
 		}
-		if (now_us() >= deadline) {
+		if (clock_us() >= deadline) {
 			log_msg(LOG_ERROR,
 				"gave up waiting %u s for the lock on %s.lock: another process holds it (see lock_timeout=)",
 				timeout_ms / 1000, sf->path);
