@@ -4,4 +4,5 @@
 . "${srcdir:-.}/tests/lib.sh"
 . "${srcdir:-.}/tests/system/lib.sh"
 . "${srcdir:-.}/tests/system/scenarios.sh"
+. "${srcdir:-.}/tests/system/pace.sh"
 sys_main bookworm

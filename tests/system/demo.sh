@@ -65,7 +65,6 @@ sys_boot
 say "demo: building the Debian packages inside it from $(basename "$TARBALL") and installing them"
 sys_install
 sys_cluster_start
-sys_baseline
 
 # --- the timeline -----------------------------------------------------------
 t0=$(date +%s.%N)
@@ -100,7 +99,7 @@ line "job $b done"
 say ""
 say "count:   jobs in $SYS_STATE (the plugin's state file)"
 say "active:  systemctl is-active $SYS_UNIT"
-say "progs:   eBPF programs of the stand-in's type (perf_event) loaded in the kernel (bpftool prog show)"
+say "progs:   the exporter's eBPF programs (perf_event) it holds, or, once it is gone, those still loaded"
 say "samples: ebpf_standin_cpu_samples_total from http://127.0.0.1:$SYS_STANDIN_PORT/metrics"
 say ""
 say "systemd's journal for $SYS_UNIT: $(unit_starts_since "$c") start, $(unit_stops_since "$c") stop."

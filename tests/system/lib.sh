@@ -644,7 +644,7 @@ SlurmdSpoolDir=/var/lib/slurm/slurmd
 SlurmctldPidFile=/run/slurmctld.pid
 SlurmdPidFile=/run/slurmd.pid
 SlurmctldDebug=info
-SlurmdDebug=info
+SlurmdDebug=${SYSTEM_SLURMD_DEBUG:-info}
 ${SYSTEM_SLURMD_SYSLOG_DEBUG:+SlurmdSyslogDebug=$SYSTEM_SLURMD_SYSLOG_DEBUG}
 ProctrackType=proctrack/linuxproc
 MpiDefault=none
@@ -751,17 +751,30 @@ slurmd_log_like() {
 # journal (stderr, no SlurmdLogFile): that is where an admin looks. With
 # SYSTEM_SLURMD_SYSLOG_DEBUG=LEVEL (SlurmdSyslogDebug=LEVEL) the spank
 # prolog/epilog processes also log to syslog: read only those copies.
+# Picked by the identifier journalctl prints, not by journal field
+# matches: with --after-cursor, those lost the first matching entry (seen
+# on bookworm's systemd 252: "prolog job 1" missing from -u slurmd, from
+# -t spank-ebpf and from _SYSTEMD_UNIT=slurmd.service +
+# SYSLOG_IDENTIFIER=slurmd, while the journal held it). The admin command's lines (identifier spank-ebpf,
+# admin_log_since) are never the plugin's: run as Prolog=/Epilog= it
+# lives in slurmd's cgroup too.
+_sys_ident_lines() {
+	journal_since "$1" -o short | grep -E "^JOURNALCTL FAILED|^[^ ]+ +[^ ]+ [^ ]+ [^ ]+ ($2)\[[0-9]+\]: " |
+		grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
+}
+
 plugin_log_since() {
 	if [ -n "${SYSTEM_SLURMD_SYSLOG_DEBUG:-}" ]; then
-		journal_since "$1" -t spank-prolog -t spank-epilog | grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
+		_sys_ident_lines "$1" 'spank-prolog|spank-epilog'
 	else
-		# By identifier as well as by unit: journald attributes a line to
-		# slurmd.service by reading the sender's cgroup, which a prolog
-		# process that already exited no longer has (seen: a missing
-		# "prolog job N" line that the journal held).
-		journal_since "$1" _SYSTEMD_UNIT=slurmd.service + SYSLOG_IDENTIFIER=slurmd |
-			grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
+		_sys_ident_lines "$1" slurmd
 	fi
+}
+
+# The admin command's lines (Prolog= program, linger-end timer, the
+# reconcile service): it logs to syslog as spank-ebpf.
+admin_log_since() {
+	_sys_ident_lines "$1" spank-ebpf
 }
 
 refcounts_since() {
@@ -770,9 +783,13 @@ refcounts_since() {
 
 # The unit's journal as JSON since CURSOR ($2: the unit, default the
 # exporter's); "JOURNALCTL FAILED" when it cannot be read.
+# No field match (see plugin_log_since): every entry, then the unit's.
 _unit_json_since() {
-	ct journalctl --no-pager -q -o json ${1:+--after-cursor="$1"} UNIT="${2:-$SYS_UNIT}" 2>/dev/null ||
-		echo "JOURNALCTL FAILED (exit $?)"
+	local j
+	j=$(ct journalctl --no-pager -q -o json ${1:+--after-cursor="$1"} 2>/dev/null) ||
+		{ echo "JOURNALCTL FAILED (exit $?)"; return 0; }
+	printf '%s\n' "$j" | grep -F "\"UNIT\":\"${2:-$SYS_UNIT}\""
+	return 0
 }
 
 # Start and stop jobs of the unit that systemd completed since CURSOR
@@ -819,59 +836,58 @@ state_of() {
 	for j in "$@"; do echo "$j"; done | sort -n
 }
 
-# eBPF programs of the stand-in's type (perf_event) loaded in the kernel,
-# less the baseline taken by sys_baseline: systemd's own cgroup_skb
-# programs are of another type. bpftool sees the whole kernel, not only the
-# container; nothing else on the host loads perf_event programs while the
-# lock is held.
-# A bpftool that cannot list programs prints "unknown(...)", never a count
-# of 0 that an "after the job: 0 programs" check would take for a pass.
-perf_progs_raw() {
-	local out
-	out=$(ct bpftool prog show 2>&1) || { echo "unknown(bpftool failed)"; return 1; }
-	printf '%s\n' "$out" | grep -c '^[0-9]*: perf_event '
-	return 0
-}
-
-progs() {
-	local raw
-	raw=$(perf_progs_raw)
-	case $raw:$SYS_PROG_BASELINE in
-	[0-9]*:[0-9]*) echo $((raw - SYS_PROG_BASELINE)) ;;
-	*) echo "unknown(now $raw, baseline ${SYS_PROG_BASELINE:-none})" ;;
-	esac
-}
-
-sys_baseline() {
-	SYS_PROG_BASELINE=$(perf_progs_raw)
-}
-
-# unit_progs: eBPF programs of the stand-in's type (perf_event, prog_type
-# 7) that the unit's main process holds, attributed by its descriptors
-# (/proc/PID/fd links to anon_inode:bpf-prog, prog_type in
-# /proc/PID/fdinfo): programs of other containers never count, unlike a
-# machine-wide bpftool count. 0 when the unit has no main process; a line
-# starting with "error:" when it cannot tell (never a number then).
+# unit_progs (and progs, the same): eBPF programs of the stand-in's type
+# (perf_event, prog_type 7) attributed to this host's exporter. eBPF
+# programs are kernel-global, so a machine-wide count (bpftool prog show)
+# also counts other containers' programs; this one never does:
+# - the unit has a main process: the programs it holds, by its descriptors
+#   (/proc/PID/fd links to anon_inode:bpf-prog, prog_type and prog_id in
+#   /proc/PID/fdinfo); their IDs are recorded in the host's /run;
+# - it has none: how many of the recorded IDs the kernel still has loaded
+#   (bpftool prog show id N), so "0 after the job" means the programs were
+#   unloaded, not merely that the process is gone.
+# A line starting with "error:" when it cannot tell (never a number then).
 unit_progs() {
 	ct sh -c '
+		ids=/run/sse-test-prog-ids
 		pid=$(systemctl show -p MainPID --value "$1" 2>/dev/null)
 		case $pid in
 		"") echo "error: systemctl show -p MainPID gave nothing"; exit 0 ;;
-		0) echo 0; exit 0 ;;
+		0)
+			n=0 left=
+			for id in $(cat "$ids" 2>/dev/null); do
+				out=$(bpftool prog show id "$id" 2>&1)
+				case $out in
+				"$id: perf_event "*) n=$((n + 1)) left="$left $id" ;;
+				*"No such file"* | *"can'"'"'t get prog by id"* | "$id: "*) ;;
+				*) echo "error: bpftool prog show id $id: $out"; exit 0 ;;
+				esac
+			done
+			printf "%s\n" $left >"$ids"
+			echo "$n"
+			exit 0 ;;
 		esac
 		ls "/proc/$pid/fd" >/dev/null 2>&1 || { echo "error: /proc/$pid/fd unreadable"; exit 0; }
-		n=0
+		n=0 seen=
 		for fd in /proc/$pid/fd/*; do
 			[ "$(readlink "$fd" 2>/dev/null)" = anon_inode:bpf-prog ] || continue
 			info=$(cat "/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null) ||
 				{ echo "error: /proc/$pid/fdinfo/${fd##*/} unreadable"; exit 0; }
 			case $info in
-			*prog_type:*) ;;
-			*) echo "error: no prog_type in /proc/$pid/fdinfo/${fd##*/}"; exit 0 ;;
+			*prog_type:*prog_id:*) ;;
+			*) echo "error: no prog_type/prog_id in /proc/$pid/fdinfo/${fd##*/}"; exit 0 ;;
 			esac
-			printf "%s\n" "$info" | grep -Eq "^prog_type:[[:space:]]+7$" && n=$((n + 1))
+			printf "%s\n" "$info" | grep -Eq "^prog_type:[[:space:]]+7$" || continue
+			n=$((n + 1))
+			seen="$seen $(printf "%s\n" "$info" | sed -n "s/^prog_id:[[:space:]]*//p")"
 		done
+		{ cat "$ids" 2>/dev/null; printf "%s\n" $seen; } | sort -un | grep . >"$ids.new"
+		mv "$ids.new" "$ids"
 		echo "$n"' sh "$SYS_UNIT" 2>&1 || echo "error: could not enter the container"
+}
+
+progs() {
+	unit_progs
 }
 
 # The endpoint's answer (body only), empty when nothing listens.

@@ -4,6 +4,7 @@
 . "${srcdir:-.}/tests/lib.sh"
 . "${srcdir:-.}/tests/system/lib.sh"
 . "${srcdir:-.}/tests/system/scenarios.sh"
+. "${srcdir:-.}/tests/system/pace.sh"
 # From 24.11 slurmd logs what a prolog/epilog writes to stderr only at
 # debug2; with the journal as its only log, the plugin's lines (errors
 # included) show up only with SlurmdSyslogDebug (README, "Logging").

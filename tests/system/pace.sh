@@ -1,0 +1,264 @@
+# System scenarios for the exporter at the pace of real workloads (sourced
+# after scenarios.sh): linger=, start=background, and the Prolog=/Epilog=
+# face (spank-ebpf run by Slurm itself), with PrologFlags=RunInJob where
+# the release has it. Each leaves the plugin line as the package ships it,
+# slurmd running with it, no job and the exporter inactive.
+
+SYS_ADMIN_CMD=/usr/sbin/spank-ebpf
+SYS_LINGER=${SYSTEM_LINGER:-12}
+
+# _pace_reset: the package's plugin line and slurm.conf, slurmd restarted.
+_pace_reset() {
+	plugin_args mode=opt-in
+	sys_slurm_conf
+	sys_cluster_start
+}
+
+_unit_pid() {
+	ct systemctl show -p MainPID --value "$SYS_UNIT"
+}
+
+# Linger with the real stand-in: the exporter outlives the last job by
+# SYS_LINGER s; a job inside the window causes neither a stop nor a start;
+# the transient timer (systemd-run) ends the window with nobody left, and
+# the programs are gone after it.
+scn_linger() {
+	local c a b pid1 pid2 t_end left log seen
+	plugin_args mode=opt-in linger=$SYS_LINGER
+	sys_restart_slurmd || bail "slurmd did not restart with linger=$SYS_LINGER"
+	c=$(journal_mark)
+	a=$(submit slinger-a --ebpf) || { is "linger: sbatch --ebpf accepted" no yes; return; }
+	wait_started slinger-a
+	pid1=$(_unit_pid)
+	is "linger: first job: state {a}, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a"); active; 2"
+	release slinger-a
+	wait_job_done "$a"
+	is "linger: first job done: state empty, exporter still active, programs loaded" \
+		"$(state_count); $(is_active); $(progs)" "0; active; 2"
+	like "linger: the epilog kept it (slurmd journal)" "$(plugin_log_since "$c")" \
+		"spank_ebpf: keeping ebpf_exporter(\.service)? for $SYS_LINGER s"
+	like "linger: a transient timer ends the window" \
+		"$(ct systemctl list-timers --all --no-pager 2>&1)" 'spank-ebpf-linger-[0-9]+-[0-9]+\.timer'
+	left=$(ct "$SYS_ADMIN_CMD" status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"]["linger_left"])' 2>&1)
+	ok_if "linger: spank-ebpf status shows the window (linger_left $left s)" \
+		test "$left" -ge 1 -a "$left" -le "$SYS_LINGER"
+
+	b=$(submit slinger-b --ebpf) || { is "linger: second sbatch --ebpf accepted" no yes; return; }
+	wait_started slinger-b
+	pid2=$(_unit_pid)
+	is "linger: a job inside the window: state {b}, the same exporter process" \
+		"$(state); $pid2" "$(state_of "$b"); $pid1"
+	like "linger: it joined the running exporter (slurmd journal)" "$(plugin_log_since "$c")" \
+		"spank_ebpf: job $b joined within the linger window"
+	is "linger: no second start and no stop so far (unit journal)" "$(unit_jobs_since "$c")" start
+	release slinger-b
+	wait_job_done "$b"
+	t_end=$(date +%s)
+	sleep $((SYS_LINGER > 4 ? SYS_LINGER - 4 : 0))
+	is "linger: $((SYS_LINGER - 4)) s after the last job: still active" "$(is_active)" active
+	wait_until $((SYS_LINGER + 60)) "the window to end" _not_active
+	seen=$(observe)
+	diag "linger: stopped $(($(date +%s) - t_end)) s after the last job: $seen"
+	ok_if "linger: not stopped before the window ended ($(($(date +%s) - t_end)) s >= $SYS_LINGER s)" \
+		test $(($(date +%s) - t_end)) -ge $((SYS_LINGER - 1))
+	is "linger: after the window: state, unit, programs, endpoint" "$seen" \
+		"count=0 active=inactive progs=0 metrics=down"
+	is "linger: one start and one stop for both jobs (unit journal)" "$(unit_jobs_since "$c")" "start stop"
+	log=$(admin_log_since "$c")
+	diag "linger: spank-ebpf lines: $(echo "$log" | tr '\n' '|')"
+	like "linger: the timer's spank-ebpf linger-end stopped it" "$log" \
+		"stopping ebpf_exporter(\.service)? after $SYS_LINGER s without jobs"
+	is "linger: no window file left" "$(ct sh -c "ls $SYS_STATE.linger 2>&1 >/dev/null | wc -l")" 1
+	_pace_reset
+}
+
+# start=background: the prolog queues the start and returns; the payload
+# runs before the exporter is ready. A start slowed to 6 s by a drop-in
+# makes "before" unambiguous. A stop behind a start still running, a start
+# that fails in the background, and the next job that heals it.
+scn_background() {
+	local c a b d=$SYS_ROOT/etc/systemd/system/$SYS_UNIT.d log ms st
+	mkdir -p "$d"
+	printf '[Service]\nExecStartPre=/bin/sleep 6\n' >"$d/slow.conf"
+	ct systemctl daemon-reload
+	plugin_args mode=opt-in start=background
+	sys_restart_slurmd || bail "slurmd did not restart with start=background"
+	c=$(journal_mark)
+	a=$(submit sbg-a --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
+	wait_started sbg-a 30
+	st=$(is_active)
+	is "background: the payload runs while the exporter is still starting" "$(state); $st" \
+		"$(state_of "$a"); activating"
+	log=$(plugin_log_since "$c")
+	ms=$(echo "$log" | sed -n 's/.*start queued in \([0-9]*\) ms.*/\1/p' | head -n 1)
+	diag "background: the prolog's systemctl call took ${ms:-?} ms; the start takes over 6 s"
+	ok_if "background: the prolog queued the start in under 1000 ms (${ms:-none} ms)" test "${ms:-99999}" -lt 1000
+	wait_for 60 "the exporter active" active is_active
+	is "background: later: active, 2 programs" "$(is_active); $(progs)" "active; 2"
+	release sbg-a
+	wait_job_done "$a"
+	is "background: after the job: stopped" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+
+	# A job that ends at once: its stop is queued behind the start still in
+	# its 6 s ExecStartPre; systemd's queue ends with the unit stopped.
+	c=$(journal_mark)
+	touch "$SYS_ROOT$SYS_JOBS/sbg-q.gate"
+	b=$(submit sbg-q --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
+	wait_job_done "$b"
+	diag "background: stop behind start: $(unit_jobs_since "$c")"
+	sleep 8
+	# The stop kills the start's ExecStartPre: systemd calls that "failed"
+	# (with a real exporter's ExecStart it is "inactive"); either way it
+	# does not run.
+	is "background: stop queued behind a start: not running, and still not after the start-up time" \
+		"$(observe | sed 's/active=failed/active=inactive/')" "count=0 active=inactive progs=0 metrics=down"
+	like "background: the last job systemd ran for the unit was the stop (unit journal)" \
+		"$(unit_jobs_since "$c")" '(^| )stop$'
+	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
+	rm -f "$d/slow.conf"
+
+	# A start that fails in the background: the prolog cannot see it; the
+	# admin command reports it, and the next job to join starts it again.
+	printf '[Service]\nExecStartPre=/bin/false\n' >"$d/broken.conf"
+	ct systemctl daemon-reload
+	c=$(journal_mark)
+	a=$(submit sbg-f --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
+	wait_started sbg-f
+	wait_for 30 "the unit failed" failed is_active
+	is "background: failing unit: the job runs, the state holds it, the unit failed" \
+		"$(job_state "$a"); $(state); $(is_active)" "RUNNING; $(state_of "$a"); failed"
+	like "background: spank-ebpf status reports the failed unit" \
+		"$(ct "$SYS_ADMIN_CMD" status 2>&1)" "unit $SYS_UNIT: failed"
+	rm -f "$d/broken.conf"
+	ct systemctl daemon-reload
+	b=$(submit sbg-h --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
+	wait_started sbg-h
+	wait_for 30 "the exporter active again" active is_active
+	like "background: the next job found it dead and started it again" "$(plugin_log_since "$c")" \
+		"spank_ebpf: ebpf_exporter(\.service)? is not running although 1 other jobs hold it; starting it again"
+	is "background: healed: state {a,b}, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
+	release sbg-f
+	release sbg-h
+	wait_job_done "$a"
+	wait_job_done "$b"
+	is "background: both jobs completed, node usable" \
+		"$(job_state "$a") $(job_state "$b") $(node_state | sed 's/^\(idle\|mixed\|allocated\)$/usable/')" \
+		"COMPLETED COMPLETED usable"
+	is "background: after both: stopped" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	rmdir "$d" 2>/dev/null
+	ct systemctl daemon-reload
+	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
+	_pace_reset
+}
+
+# Slurm's Prolog=/Epilog= set to the admin command. With PROLOGFLAGS
+# RunInJob (24.05 and later) slurmd runs no SPANK job prolog at all: the
+# program is the only face. Without it, both faces run for every job.
+_pace_hook_conf() {
+	SYS_CONF_EXTRA="Prolog=$SYS_ADMIN_CMD
+Epilog=$SYS_ADMIN_CMD${SYS_CONF_EXTRA:+
+$SYS_CONF_EXTRA}" sys_slurm_conf "$1"
+	sys_cluster_start
+}
+
+# RunInJob: the overlap scenario through spank-ebpf as Prolog=/Epilog=.
+scn_runinjob() {
+	local c a b p seen log
+	case $SLURM_MAJMIN in
+	2[0-3].* | 24.0[0-4])
+		n=$((n + 1))
+		echo "ok $n # SKIP RunInJob: PrologFlags=RunInJob does not exist in Slurm $SLURM_MAJMIN (added in 24.05)"
+		return 0
+		;;
+	esac
+	_pace_hook_conf RunInJob
+	is "RunInJob: slurmctld took PrologFlags=RunInJob and the program" \
+		"$(ct scontrol show config | sed -n 's/^\(PrologFlags\|Prolog\|Epilog\)\(\[0\]\)\? *= *//p' | tr '\n' ' ')" \
+		"$SYS_ADMIN_CMD $SYS_ADMIN_CMD Alloc,Contain,RunInJob "
+	c=$(journal_mark)
+	p=$(submit srij-plain) || { is "RunInJob: sbatch accepted" no yes; return; }
+	wait_started srij-plain
+	is "RunInJob: a job without --ebpf: nothing held, exporter inactive" "$(state_count); $(is_active)" "0; inactive"
+	release srij-plain
+	wait_job_done "$p"
+	a=$(submit srij-a --ebpf) || { is "RunInJob: sbatch --ebpf accepted" no yes; return; }
+	wait_started srij-a
+	is "RunInJob: first job: state {a}, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a"); active; 2"
+	b=$(submit srij-b --ebpf) || { is "RunInJob: sbatch --ebpf accepted" no yes; return; }
+	wait_started srij-b
+	is "RunInJob: both jobs: state {a,b}, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
+	release srij-a
+	wait_job_done "$a"
+	is "RunInJob: after the first: state {b}, active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$b"); active; 2"
+	release srij-b
+	wait_job_done "$b"
+	seen=$(observe)
+	is "RunInJob: after both: state, unit, programs, endpoint" "$seen" "count=0 active=inactive progs=0 metrics=down"
+	log=$(admin_log_since "$c")
+	diag "RunInJob: spank-ebpf lines: $(echo "$log" | tr '\n' '|')"
+	is "RunInJob: refcount 1 2 1 0 from the Prolog=/Epilog= program" \
+		"$(echo "$log" | sed -n 's/.*refcount now \([0-9]*\).*/\1/p' | tr '\n' ' ' | sed 's/ $//')" "1 2 1 0"
+	is "RunInJob: exactly one start and one stop (unit journal)" "$(unit_jobs_since "$c")" "start stop"
+	is "RunInJob: no SPANK job prolog/epilog line (slurmd skips them)" "$(plugin_log_since "$c")" ""
+	is "RunInJob: jobs completed, node usable" \
+		"$(job_state "$p") $(job_state "$a") $(job_state "$b") $(node_state | sed 's/^\(idle\|mixed\|allocated\)$/usable/')" \
+		"COMPLETED COMPLETED COMPLETED usable"
+	_pace_reset
+}
+
+# RunInJob off, and both the plugin and the Prolog=/Epilog= program
+# configured (a site that turned RunInJob off and kept the lines): both
+# faces act on every job (mode=always: the program needs no option to
+# see), each job is held once, one start and one stop. Then, in opt-in
+# mode, whether the program sees --ebpf without RunInJob (reported: Slurm
+# decides, not the plugin).
+scn_both_faces() {
+	local c a b log prog
+	plugin_args mode=always
+	_pace_hook_conf ""
+	c=$(journal_mark)
+	a=$(submit sboth-a) || { is "both faces: sbatch accepted" no yes; return; }
+	wait_started sboth-a
+	b=$(submit sboth-b) || { is "both faces: sbatch accepted" no yes; return; }
+	wait_started sboth-b
+	is "both faces: two jobs: state {a,b} (each once), active, 2 programs" \
+		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
+	release sboth-a
+	wait_job_done "$a"
+	is "both faces: after the first: state {b}, active" "$(state); $(is_active)" "$(state_of "$b"); active"
+	release sboth-b
+	wait_job_done "$b"
+	is "both faces: after both: stopped" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	is "both faces: exactly one start and one stop (unit journal)" "$(unit_jobs_since "$c")" "start stop"
+	log=$(plugin_log_since "$c")
+	prog=$(admin_log_since "$c")
+	diag "both faces: plugin: $(echo "$log" | tr '\n' '|')"
+	diag "both faces: program: $(echo "$prog" | tr '\n' '|')"
+	like "both faces: the plugin's prolog ran for job $a" "$log" "spank_ebpf: prolog job $a\$"
+	like "both faces: the Prolog= program ran for job $a" "$prog" "spank_ebpf: prolog job $a\$"
+	unlike "both faces: no refcount above 2" "$log
+$prog" 'refcount now ([3-9]|[1-9][0-9])'
+	is "both faces: jobs completed" "$(job_state "$a") $(job_state "$b")" "COMPLETED COMPLETED"
+
+	plugin_args mode=opt-in
+	sys_restart_slurmd || bail "slurmd did not restart"
+	c=$(journal_mark)
+	a=$(submit sboth-o --ebpf) || { is "both faces: sbatch --ebpf accepted" no yes; return; }
+	wait_started sboth-o
+	release sboth-o
+	wait_job_done "$a"
+	prog=$(admin_log_since "$c")
+	case $prog in
+	*"prolog job $a"*) diag "both faces, opt-in, Slurm $SLURM_MAJMIN without RunInJob: the Prolog= program saw --ebpf" ;;
+	*) diag "both faces, opt-in, Slurm $SLURM_MAJMIN without RunInJob: the Prolog= program did not see --ebpf (the plugin held the job)" ;;
+	esac
+	is "both faces, opt-in: the job was held once (refcounts 1 and 0 only), one start and one stop" \
+		"$(printf '%s\n%s\n' "$(plugin_log_since "$c")" "$prog" | grep -o 'refcount now [0-9]*' | sort -u | tr '\n' ' ')$(unit_jobs_since "$c")" \
+		"refcount now 0 refcount now 1 start stop"
+	_pace_reset
+}
