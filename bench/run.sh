@@ -24,6 +24,8 @@ it() {
 if [ -n "$quick" ]; then
 	: "${BENCH_E2E_RUNS:=1}" "${BENCH_E2E_JOBS:=50}"
 	: "${BENCH_SYSTEMD_SUITES:=bookworm}" "${BENCH_SYSTEMD_CYCLES:=2}"
+	export PACE_JOBS=${PACE_JOBS:-4} PACE_LINGER=${PACE_LINGER:-30} PACE_FIRST=${PACE_FIRST:-2} \
+		PACE_BURST=${PACE_BURST:-4} PACE_ROUNDS=${PACE_ROUNDS:-1}
 fi
 
 echo "# Benchmark run"
@@ -206,6 +208,56 @@ else
 	echo
 	echo "standin: the system tests' ebpf_exporter.service (bpftrace loading perf_event programs; ready when they count and its endpoint answers). floor: a unit running \`sleep infinity\`."
 fi
+
+# pct NAME FIELD P: the P-th percentile (nearest rank) of FIELD over NAME.
+pct() {
+	grep "^$1 " "$raw" | tr ' ' '\n' | sed -n "s/^$2=//p" | sort -n |
+		awk -v p="$3" '{v[NR]=$1} END {if (NR==0) {print "n/a"; exit}
+			r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r]}'
+}
+# field NAME FIELD: FIELD of NAME's last line.
+field() {
+	grep "^$1 " "$raw" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+pace_suites=
+for s in ${BENCH_PACE_SUITES-bookworm}; do
+	case " $sd_suites " in *" $s "*) pace_suites="$pace_suites $s" ;; esac
+done
+cat <<EOT
+
+## 6. At the pace of real workloads: job streams, the first job's wait, bursts (real systemd, the stand-in exporter)
+
+EOT
+if [ -n "$sd_why" ] || [ -z "$pace_suites" ]; then
+	echo "Not measured: ${sd_why:-no release of BENCH_PACE_SUITES among BENCH_SYSTEMD_SUITES}."
+fi
+for s in $pace_suites; do
+	cfg=$(grep "^pace-$s-config " "$raw" | tail -n 1)
+	jobs=$(echo "$cfg" | sed -n 's/.* jobs=\([0-9]*\).*/\1/p')
+	lg=$(echo "$cfg" | sed -n 's/.* linger=\([0-9]*\).*/\1/p')
+	burst=$(echo "$cfg" | sed -n 's/.* burst=\([0-9]*\).*/\1/p')
+	rounds=$(echo "$cfg" | sed -n 's/.* rounds=\([0-9]*\).*/\1/p')
+	first=$(echo "$cfg" | sed -n 's/.* first=\([0-9]*\).*/\1/p')
+	none=$(field "pace-$s-stream-none" makespan_s)
+	echo "$s: a stream of $jobs short jobs, one after the other (\`sbatch --array=1-$jobs%1 --wrap=true\`):"
+	echo
+	echo "| plugin | makespan s | vs. no plugin | exporter starts | stops |"
+	echo "|---|---|---|---|---|"
+	for v in none linger0 "linger$lg"; do
+		m=$(field "pace-$s-stream-$v" makespan_s)
+		case $v in none) label="none (no plugin line)" ;; linger0) label="linger=0 (the default)" ;; *) label="linger=$lg" ;; esac
+		echo "| $label | ${m:-n/a} | $(ratio "$m" "$none") | $(field "pace-$s-stream-$v" starts) | $(field "pace-$s-stream-$v" stops) |"
+	done
+	echo
+	echo "$s: the prolog's duration as the plugin logs it (ms): the first job on an idle node ($first jobs each), and $burst jobs arriving together on an idle node ($rounds rounds):"
+	echo
+	echo "| start= | first job, median (min-max) | burst p50 | burst p99 | burst max |"
+	echo "|---|---|---|---|---|"
+	for m in wait background; do
+		echo "| $m | $(stat "pace-$s-first-$m" prolog_ms) | $(pct "pace-$s-burst-$m" prolog_ms 50) | $(pct "pace-$s-burst-$m" prolog_ms 99) | $(pct "pace-$s-burst-$m" prolog_ms 100) |"
+	done
+	echo
+done
 echo
 echo "## Raw figures"
 echo

@@ -16,6 +16,8 @@
 # ms"), measured around the systemctl call.
 # Usage (root, from the top of a configured tree):
 #   bench/systemd.sh SUITE [CYCLES]    SUITE: bookworm | trixie | sid
+# Then, for a SUITE in BENCH_PACE_SUITES (default bookworm), part 6
+# (bench/pace.sh) in the same container.
 # Appends "systemd-SUITE-UNIT start_ms=N stop_ms=N" per cycle and one
 # "systemd-SUITE-versions ..." line to $BENCH_OUT.
 set -u
@@ -24,9 +26,11 @@ cycles=${2:-20}
 top=$(cd "$(dirname "$0")/.." && pwd)
 export srcdir=${srcdir:-$top} top_builddir=${top_builddir:-$(pwd)}
 out=${BENCH_OUT:-/dev/null}
-# From 24.11 the plugin's lines reach the journal through syslog only
+# Part 6 (bench/pace.sh) reads the plugin's verbose lines. From 24.11 the
+# plugin's lines reach the journal through syslog only
 # (tests/system/trixie.sh says why).
-[ "$suite" = bookworm ] || export SYSTEM_SLURMD_SYSLOG_DEBUG=info
+export SYSTEM_SLURMD_DEBUG=verbose
+[ "$suite" = bookworm ] || export SYSTEM_SLURMD_SYSLOG_DEBUG=verbose
 . "$srcdir/tests/lib.sh"
 . "$srcdir/tests/system/lib.sh"
 
@@ -72,6 +76,14 @@ cycles() {
 
 cycles standin "$SYS_UNIT"
 cycles floor bench-floor.service
+plugin_args "unit=$SYS_UNIT"
+# Part 6 in the same container, for the releases in BENCH_PACE_SUITES.
+case " ${BENCH_PACE_SUITES-bookworm} " in
+*" $suite "*)
+	. "$srcdir/bench/pace.sh"
+	pace_all
+	;;
+esac
 plugin_args
 failed=0
 sys_teardown

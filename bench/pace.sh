@@ -1,0 +1,119 @@
+# Part 6 of the benchmarks: the exporter at the pace of real workloads,
+# on real systemd with the stand-in exporter. Sourced by bench/systemd.sh
+# once its container runs (tests/system/lib.sh's helpers, $suite, $out):
+#   stream  PACE_JOBS short --ebpf jobs one after the other (a job array
+#           throttled to one task at a time): makespan and exporter starts,
+#           with no plugin at all, linger=0 and linger=PACE_LINGER
+#   first   the first job's prolog on an idle node, start=wait against
+#           start=background (PACE_FIRST jobs each)
+#   burst   PACE_BURST jobs arriving together on an idle node, PACE_ROUNDS
+#           times: every prolog's duration, start=wait and start=background
+# Prolog durations are the plugin's own figures ("prolog job N done in X
+# ms", logged at verbose: slurmd runs with SlurmdDebug=verbose here).
+# Each line appended to $out: "pace-SUITE-CASE key=value...".
+
+pace_jobs=${PACE_JOBS:-100}
+pace_linger=${PACE_LINGER:-60}
+pace_first=${PACE_FIRST:-10}
+pace_burst=${PACE_BURST:-16}
+pace_rounds=${PACE_ROUNDS:-3}
+
+_pace_inactive() {
+	case $(is_active) in
+	active | activating | deactivating | reloading) return 1 ;;
+	esac
+}
+
+# _pace_plugin none|ARGS...: the plugin line commented out (no plugin at
+# all), or with ARGS; slurmd restarted either way.
+_pace_plugin() {
+	local f=$SYS_ROOT$SYS_PLUGIN_CONF
+	sed -i -E 's/^#((optional|required)[[:space:]])/\1/' "$f"
+	if [ "$1" = none ]; then
+		sed -i -E 's/^((optional|required)[[:space:]])/#\1/' "$f"
+	else
+		plugin_args "$@"
+	fi
+	sys_restart_slurmd || bail "slurmd did not restart with plugin line: $*"
+}
+
+# _pace_prologs CURSOR: the prolog durations (ms) logged since CURSOR.
+_pace_prologs() {
+	plugin_log_since "$1" | sed -n 's/.*spank_ebpf: prolog job [0-9]* done in \([0-9.]*\) ms.*/\1/p'
+}
+
+# _pace_array NAME TASKS SPEC SCRIPT [SBATCH ARGS...]: a job array as the
+# test user; prints its job ID.
+_pace_array() {
+	local name=$1 spec=$2 script=$3 out
+	shift 3
+	out=$(ctu timeout 60 sbatch --parsable -J "$name" --array="$spec" -o /dev/null "$@" --wrap="$script" 2>&1) ||
+		bail "sbatch --array=$spec $* failed: $out"
+	echo "${out%%;*}"
+}
+
+pace_stream() {
+	local name=$1 c t0 t1 j opt=--ebpf starts stops
+	shift
+	_pace_plugin "$@"
+	[ "$1" = none ] && opt=
+	c=$(journal_mark)
+	t0=$(date +%s.%N)
+	j=$(_pace_array pstream "1-$pace_jobs%1" true $opt)
+	wait_until 3600 "the stream of $pace_jobs jobs (array $j)" _sys_job_gone "$j" ||
+		bail "the stream did not finish"
+	t1=$(date +%s.%N)
+	starts=$(unit_starts_since "$c")
+	wait_until $((pace_linger + 120)) "the exporter stopped after the stream" _pace_inactive ||
+		bail "the exporter did not stop after the stream"
+	stops=$(unit_stops_since "$c")
+	diag "pace stream $name: $pace_jobs jobs in $(awk -v a="$t1" -v b="$t0" 'BEGIN {printf "%.1f", a - b}') s, $starts starts, $stops stops"
+	echo "pace-$suite-stream-$name makespan_s=$(awk -v a="$t1" -v b="$t0" 'BEGIN {printf "%.2f", a - b}') starts=$starts stops=$stops" >>"$out"
+}
+
+pace_first_job() {
+	local mode=$1 i c j ms
+	_pace_plugin mode=opt-in "start=$mode"
+	for i in $(seq "$pace_first"); do
+		wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+		c=$(journal_mark)
+		release "pfirst-$mode-$i" # the payload ends as soon as it starts
+		j=$(submit "pfirst-$mode-$i" --ebpf) || bail "sbatch --ebpf failed"
+		wait_job_done "$j" 120 || bail "job $j did not finish"
+		ms=$(_pace_prologs "$c")
+		[ -n "$ms" ] || { _sys_show "$(plugin_log_since "$c")"; bail "job $j: no 'prolog job $j done in' line"; }
+		diag "pace first job, start=$mode: job $j prolog $ms ms"
+		echo "pace-$suite-first-$mode prolog_ms=$ms" >>"$out"
+	done
+	wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+}
+
+pace_burst_jobs() {
+	local mode=$1 r c j ms n
+	_pace_plugin mode=opt-in "start=$mode"
+	for r in $(seq "$pace_rounds"); do
+		wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+		c=$(journal_mark)
+		j=$(_pace_array pburst "1-$pace_burst" "sleep 2" --ebpf)
+		wait_until 300 "the burst (array $j)" _sys_job_gone "$j" || bail "the burst did not finish"
+		ms=$(_pace_prologs "$c")
+		n=$(printf '%s\n' "$ms" | grep -c .)
+		[ "$n" -eq "$pace_burst" ] ||
+			{ _sys_show "$(plugin_log_since "$c")"; bail "burst $j: $n prolog figures, not $pace_burst"; }
+		diag "pace burst, start=$mode, round $r: $(echo $ms)"
+		printf "pace-$suite-burst-$mode prolog_ms=%s\n" $ms >>"$out"
+	done
+	wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+}
+
+pace_all() {
+	echo "pace-$suite-config jobs=$pace_jobs linger=$pace_linger first=$pace_first burst=$pace_burst rounds=$pace_rounds" >>"$out"
+	pace_stream none none
+	pace_stream linger0 mode=opt-in linger=0
+	pace_stream "linger$pace_linger" mode=opt-in "linger=$pace_linger"
+	pace_first_job wait
+	pace_first_job background
+	pace_burst_jobs wait
+	pace_burst_jobs background
+	_pace_plugin mode=opt-in
+}
