@@ -940,9 +940,16 @@ job_state() {
 	ct scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2
 }
 
-# Gone from squeue: finished, epilog included.
+# Gone from squeue: finished, epilog included. A squeue that fails says
+# nothing about the job (slurmctld busy, say): only "Invalid job id" (the
+# record already purged) counts as gone, never an error taken for "empty".
 _sys_job_gone() {
-	[ -z "$(ct squeue -h -j "$1" -o %T 2>/dev/null)" ]
+	local out
+	if ! out=$(ct squeue -h -j "$1" -o %T 2>&1); then
+		case $out in *"Invalid job id specified"*) return 0 ;; esac
+		return 1
+	fi
+	[ -z "$out" ]
 }
 
 wait_job_done() {
