@@ -3,7 +3,10 @@
 # once its container runs (tests/system/lib.sh's helpers, $suite, $out):
 #   stream  PACE_JOBS short --ebpf jobs one after the other (a job array
 #           throttled to one task at a time): makespan and exporter starts,
-#           with no plugin at all, linger=0 and linger=PACE_LINGER
+#           with no SPANK plugin at all, the null plugin of part 3 (job
+#           hooks that return at once: Slurm then starts the next task as
+#           soon as the last one's epilog is done), linger=0 and
+#           linger=PACE_LINGER
 #   first   the first job's prolog on an idle node, start=wait against
 #           start=background (PACE_FIRST jobs each)
 #   burst   PACE_BURST jobs arriving together on an idle node, PACE_ROUNDS
@@ -24,17 +27,35 @@ _pace_inactive() {
 	esac
 }
 
-# _pace_plugin none|ARGS...: the plugin line commented out (no plugin at
-# all), or with ARGS; slurmd restarted either way.
+# The null SPANK plugin of part 3 (bench/spank_null.c: job prolog and
+# epilog that return at once), built on this host against its Slurm: only
+# for a container of the same Debian release (bookworm here).
+PACE_NULL_SO=/usr/local/lib/spank_null.so
+PACE_NULL_CONF=/etc/slurm/plugstack.conf.d/bench_null.conf
+
+# _pace_plugin none|null|ARGS...: no SPANK plugin at all; the null plugin
+# instead of this one; or this one with ARGS. slurmd restarted.
 _pace_plugin() {
 	local f=$SYS_ROOT$SYS_PLUGIN_CONF
 	sed -i -E 's/^#((optional|required)[[:space:]])/\1/' "$f"
-	if [ "$1" = none ]; then
+	rm -f "$SYS_ROOT$PACE_NULL_CONF"
+	case $1 in
+	none | null)
 		sed -i -E 's/^((optional|required)[[:space:]])/#\1/' "$f"
-	else
-		plugin_args "$@"
-	fi
+		if [ "$1" = null ]; then
+			install -m 0755 "${top_builddir:-.}/bench/.libs/spank_null.so" "$SYS_ROOT$PACE_NULL_SO" ||
+				bail "no bench/.libs/spank_null.so (make check builds it)"
+			echo "optional $PACE_NULL_SO" >"$SYS_ROOT$PACE_NULL_CONF"
+		fi
+		;;
+	*) plugin_args "$@" ;;
+	esac
 	sys_restart_slurmd || bail "slurmd did not restart with plugin line: $*"
+}
+
+# Tasks of the stream that ran, by their marker files.
+_pace_ran() {
+	ls "$SYS_ROOT$SYS_JOBS" | grep -c '^pstream-'
 }
 
 # _pace_prologs CURSOR: the prolog durations (ms) logged since CURSOR.
@@ -56,13 +77,15 @@ pace_stream() {
 	local name=$1 c t0 t1 j opt=--ebpf starts stops
 	shift
 	_pace_plugin "$@"
-	[ "$1" = none ] && opt=
+	case $1 in none | null) opt= ;; esac
+	rm -f "$SYS_ROOT$SYS_JOBS"/pstream-*
 	c=$(journal_mark)
 	t0=$(date +%s.%N)
-	j=$(_pace_array pstream "1-$pace_jobs%1" true $opt)
+	j=$(_pace_array pstream "1-$pace_jobs%1" "touch $SYS_JOBS/pstream-\$SLURM_ARRAY_TASK_ID" $opt)
 	wait_until 3600 "the stream of $pace_jobs jobs (array $j)" _sys_job_gone "$j" ||
 		bail "the stream did not finish"
 	t1=$(date +%s.%N)
+	[ "$(_pace_ran)" -eq "$pace_jobs" ] || bail "stream $name: $(_pace_ran) of $pace_jobs tasks ran"
 	starts=$(unit_starts_since "$c")
 	wait_until $((pace_linger + 120)) "the exporter stopped after the stream" _pace_inactive ||
 		bail "the exporter did not stop after the stream"
@@ -106,14 +129,26 @@ pace_burst_jobs() {
 	wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
 }
 
+# PACE_PARTS (default all three) picks among stream, first and burst.
 pace_all() {
+	local parts=" ${PACE_PARTS:-stream first burst} "
 	echo "pace-$suite-config jobs=$pace_jobs linger=$pace_linger first=$pace_first burst=$pace_burst rounds=$pace_rounds" >>"$out"
-	pace_stream none none
-	pace_stream linger0 mode=opt-in linger=0
-	pace_stream "linger$pace_linger" mode=opt-in "linger=$pace_linger"
-	pace_first_job wait
-	pace_first_job background
-	pace_burst_jobs wait
-	pace_burst_jobs background
+	case $parts in *" stream "*)
+		pace_stream none none
+		pace_stream null null
+		pace_stream linger0 mode=opt-in linger=0
+		pace_stream "linger$pace_linger" mode=opt-in "linger=$pace_linger"
+		;;
+	esac
+	case $parts in *" first "*)
+		pace_first_job wait
+		pace_first_job background
+		;;
+	esac
+	case $parts in *" burst "*)
+		pace_burst_jobs wait
+		pace_burst_jobs background
+		;;
+	esac
 	_pace_plugin mode=opt-in
 }

@@ -239,14 +239,20 @@ for s in $pace_suites; do
 	rounds=$(echo "$cfg" | sed -n 's/.* rounds=\([0-9]*\).*/\1/p')
 	first=$(echo "$cfg" | sed -n 's/.* first=\([0-9]*\).*/\1/p')
 	none=$(field "pace-$s-stream-none" makespan_s)
-	echo "$s: a stream of $jobs short jobs, one after the other (\`sbatch --array=1-$jobs%1 --wrap=true\`):"
+	nul=$(field "pace-$s-stream-null" makespan_s)
+	echo "$s: a stream of $jobs short jobs, one after the other (\`sbatch --array=1-$jobs%1\`, each task touches a file):"
 	echo
-	echo "| plugin | makespan s | vs. no plugin | exporter starts | stops |"
-	echo "|---|---|---|---|---|"
-	for v in none linger0 "linger$lg"; do
+	echo "| plugin | makespan s | vs. no plugin | vs. null plugin | exporter starts | stops |"
+	echo "|---|---|---|---|---|---|"
+	for v in none null linger0 "linger$lg"; do
 		m=$(field "pace-$s-stream-$v" makespan_s)
-		case $v in none) label="none (no plugin line)" ;; linger0) label="linger=0 (the default)" ;; *) label="linger=$lg" ;; esac
-		echo "| $label | ${m:-n/a} | $(ratio "$m" "$none") | $(field "pace-$s-stream-$v" starts) | $(field "pace-$s-stream-$v" stops) |"
+		case $v in
+		none) label="none (no SPANK plugin)" ;;
+		null) label="null (job hooks that do nothing)" ;;
+		linger0) label="linger=0 (the default)" ;;
+		*) label="linger=$lg" ;;
+		esac
+		echo "| $label | ${m:-n/a} | $(ratio "$m" "$none") | $(ratio "$m" "$nul") | $(field "pace-$s-stream-$v" starts) | $(field "pace-$s-stream-$v" stops) |"
 	done
 	echo
 	echo "$s: the prolog's duration as the plugin logs it (ms): the first job on an idle node ($first jobs each), and $burst jobs arriving together on an idle node ($rounds rounds):"

@@ -57,11 +57,12 @@ done
 # judged: timings. Judged: the exporter starts of the stream, which do not
 # depend on the machine (one per job with linger=0, one in all with a
 # window longer than the gap between jobs).
-like "6: stream, no plugin" "$report" "^\| none \(no plugin line\) \| [0-9.]+ \| \+0\.0% \| 0 \| 0 \|$"
+like "6: stream, no plugin" "$report" "^\| none \(no SPANK plugin\) \| [0-9.]+ \| \+0\.0% \| [-+][0-9.]+% \| 0 \| 0 \|$"
+like "6: stream, null plugin" "$report" "^\| null \(job hooks that do nothing\) \| [0-9.]+ \| [-+][0-9.]+% \| \+0\.0% \| 0 \| 0 \|$"
 like "6: stream, linger=0: one start and one stop per job (4 jobs)" "$report" \
-	"^\| linger=0 \(the default\) \| [0-9.]+ \| [-+][0-9.]+% \| 4 \| 4 \|$"
+	"^\| linger=0 \(the default\) \| [0-9.]+ \| [-+][0-9.]+% \| [-+][0-9.]+% \| 4 \| 4 \|$"
 like "6: stream, linger=30: one start and one stop in all" "$report" \
-	"^\| linger=30 \| [0-9.]+ \| [-+][0-9.]+% \| 1 \| 1 \|$"
+	"^\| linger=30 \| [0-9.]+ \| [-+][0-9.]+% \| [-+][0-9.]+% \| 1 \| 1 \|$"
 for m in wait background; do
 	like "6: first job and burst, start=$m" "$report" \
 		"^\| $m \| $num \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$"
