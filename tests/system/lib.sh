@@ -50,10 +50,13 @@ SYS_CDIR=/var/tmp/slurm-spank-ebpf
 SYS_JOBS=$SYS_CDIR/jobs
 
 # What every root filesystem holds besides minbase: the cluster, the
-# stand-in's tools, and the build tools (the Build-Depends of
-# packaging/debian/control are added by sys_cache).
+# stand-in's tools, the build tools (the Build-Depends of
+# packaging/debian/control are added by sys_cache), and what Ansible needs
+# on a managed host (sshd, python3, python3-apt for its apt module:
+# tests/cluster/ansible.sh).
 SYS_PKGS="systemd systemd-sysv dbus munge slurmd slurmctld slurm-client
-bpftrace bpftool socat procps build-essential dpkg-dev debhelper fakeroot"
+bpftrace bpftool socat procps build-essential dpkg-dev debhelper fakeroot
+openssh-server python3 python3-apt"
 
 _sys_nspawn='' _sys_init='' _sys_mounted='' RUN='' SUITE=''
 # Every nspawn and overlay mount of the run, for the teardown; SYS_ROOT is
