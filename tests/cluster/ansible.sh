@@ -112,7 +112,11 @@ slurmd_ids() {
 sums() {
 	local h
 	for h in $CL_HOSTS; do
-		printf '%s: %s\n' "$h" "$( (md5sum <"${CL_ROOT[$h]}$1" | cut -d' ' -f1) 2>/dev/null || echo none)"
+		if [ -e "${CL_ROOT[$h]}$1" ]; then
+			printf '%s: %s\n' "$h" "$(md5sum <"${CL_ROOT[$h]}$1" | cut -d' ' -f1)"
+		else
+			printf '%s: none\n' "$h"
+		fi
 	done
 }
 
