@@ -126,10 +126,12 @@ pkg_version() {
 
 # slurmd's restarts on HOST since its mark, from its journal: one line per
 # restart, "STOP UP" (the unix times systemd began stopping it and slurmd
-# said it started).
+# said it started). Every entry after the cursor, no field match (see
+# plugin_log_since in tests/system/lib.sh: -u with --after-cursor can lose
+# the first entry).
 restarts() {
-	on "$1" ct journalctl --no-pager -q -o short-unix --after-cursor="${CL_MARK[$1]}" -u slurmd 2>&1 | awk '
-		/Stopping / { stop = $1 }
+	on "$1" ct journalctl --no-pager -q -o short-unix --after-cursor="${CL_MARK[$1]}" 2>&1 | awk '
+		/ systemd\[1\]: Stopping slurmd\.service/ { stop = $1 }
 		/slurmd version [^ ]+ started/ { if (stop != "") print stop, $1; stop = "" }'
 }
 
