@@ -255,9 +255,9 @@ a2_idempotent() {
 	is "a2: spank_ebpf.conf unchanged everywhere" "$(sums "$AN_CONF")" "$sums_before"
 }
 
-# a3: bad values: mode=sometimes (the whole inventory: ctl, first in
-# line, refuses it and the play stops there) and a relative state path
-# (compute nodes only: node1 refuses it).
+# a3: bad values: mode=sometimes (the whole inventory: node1, first in
+# the play's order compute:submit, refuses it and the play stops there)
+# and a relative state path (the submit host only: ctl refuses it).
 a3_bad_values() {
 	local ids sums_before
 	ids=$(slurmd_ids)
@@ -266,11 +266,12 @@ a3_bad_values() {
 	play bad-mode -e slurm_spank_ebpf_mode=sometimes
 	ok_if "a3: mode=sometimes: the play fails (exit $AN_RC)" test "$AN_RC" -ne 0
 	like "a3: mode=sometimes: with the plugin's message" "$AN_OUT" 'invalid plugstack argument \\?"mode=sometimes\\?": mode must be \\?"opt-in\\?" or \\?"always\\?"'
-	is "a3: mode=sometimes: failed on ctl" "$(recap ctl)" "changed=0 unreachable=0 failed=1"
-	play bad-state --limit compute -e slurm_spank_ebpf_state_file=run/ebpf_exporter.refcount
+	is "a3: mode=sometimes: failed on node1, the play stopped there" "$(recap node1); $(recap node2); $(recap ctl)" \
+		"changed=0 unreachable=0 failed=1; no recap for node2; no recap for ctl"
+	play bad-state --limit submit -e slurm_spank_ebpf_state_file=run/ebpf_exporter.refcount
 	ok_if "a3: state=run/...: the play fails (exit $AN_RC)" test "$AN_RC" -ne 0
 	like "a3: state=run/...: with the plugin's message" "$AN_OUT" 'state must be an absolute path'
-	is "a3: state=run/...: failed on node1" "$(recap node1)" "changed=0 unreachable=0 failed=1"
+	is "a3: state=run/...: failed on ctl" "$(recap ctl)" "changed=0 unreachable=0 failed=1"
 	is "a3: every host keeps its file" "$(sums "$AN_CONF")" "$sums_before"
 	is "a3: slurmd still running, not restarted" "$(slurmd_ids)" "$ids"
 	n2_job a3 "after the refused values" --ebpf
