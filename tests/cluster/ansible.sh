@@ -68,12 +68,53 @@ an_vars() {
 	} >"$f"
 }
 
+# watch_start NAME / watch_stop: while a play runs, every 0.2 s, each
+# node's SlurmdStartTime and State as slurmctld gives them (scontrol on
+# ctl), with the unix time, into $AN_WATCH ($RUN/log/watch-NAME.txt).
+watch_start() {
+	AN_WATCH=$RUN/log/watch-$1.txt
+	(
+		while :; do
+			t=$(date +%s.%N)
+			on ctl ct scontrol -o show node 2>/dev/null | awk -v t="$t" '{
+				n = s = st = ""
+				for (i = 1; i <= NF; i++) {
+					split($i, kv, "=")
+					if (kv[1] == "NodeName") n = kv[2]
+					else if (kv[1] == "SlurmdStartTime") s = kv[2]
+					else if (kv[1] == "State") st = kv[2]
+				}
+				print t, n, s, st
+			}'
+			sleep 0.2
+		done
+	) >"$AN_WATCH" 2>/dev/null &
+	AN_WATCH_PID=$!
+}
+
+watch_stop() {
+	kill "$AN_WATCH_PID" 2>/dev/null
+	wait "$AN_WATCH_PID" 2>/dev/null
+}
+
+# answered NODE: the first time (unix) slurmctld showed NODE with another
+# SlurmdStartTime than at the start of the watch and a state that is
+# neither DOWN nor NOT_RESPONDING; nothing if it never did.
+answered() {
+	awk -v n="$1" '$2 == n {
+		if (s0 == "") { s0 = $3; next }
+		if ($3 != s0 && $4 !~ /DOWN|NOT_RESPONDING/) { print $1; exit }
+	}' "$AN_WATCH"
+}
+
 # play NAME ARGS...: site.yml over the inventory, from inside the network
-# namespace; AN_RC, AN_OUT (also in $RUN/log/ansible-NAME.log).
+# namespace, watched (watch_start); AN_RC, AN_OUT (also in
+# $RUN/log/ansible-NAME.log).
 play() {
 	local name=$1 t0
 	shift
 	t0=$(date +%s)
+	watch_start "$name"
 	ip netns exec "$CL_NETNS" env -i PATH="$PATH" HOME="$AN/home" LANG=C.UTF-8 \
 		ANSIBLE_ROLES_PATH="$SYS_TOP/contrib/ansible/roles" ANSIBLE_HOME="$AN/home" \
 		ANSIBLE_LOCAL_TEMP="$AN/tmp" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
@@ -81,6 +122,7 @@ play() {
 		timeout 600 ansible-playbook -i "$AN/inventory.ini" "$SYS_TOP/contrib/ansible/site.yml" \
 		-e "@$AN/vars.json" "$@" >"$RUN/log/ansible-$name.log" 2>&1
 	AN_RC=$?
+	watch_stop
 	AN_OUT=$(cat "$RUN/log/ansible-$name.log")
 	diag "ansible-playbook ($name, $*): exit $AN_RC after $(($(date +%s) - t0)) s"
 }
@@ -135,20 +177,26 @@ restarts() {
 		/slurmd version [^ ]+ started/ { if (stop != "") print stop, $1; stop = "" }'
 }
 
-# one_at_a_time: whichever node restarted first was up again (slurmd
-# said it started) before the other one's slurmd was stopped; prints the
+# one_at_a_time: the node whose slurmd was stopped first answered
+# slurmctld again (answered: a new SlurmdStartTime, not DOWN or
+# NOT_RESPONDING) before the other node's slurmd was stopped; prints the
 # timeline.
 one_at_a_time() {
-	local a b
+	local a b first second_stop ans
 	a=$(restarts node1 | head -n 1)
 	b=$(restarts node2 | head -n 1)
-	echo "node1: ${a:-none}; node2: ${b:-none}"
-	[ -n "$a" ] && [ -n "$b" ] || return 1
-	awk -v a="$a" -v b="$b" 'BEGIN {
-		split(a, x, " "); split(b, y, " ")
-		if (x[1] + 0 < y[1] + 0) exit !(y[1] + 0 > x[2] + 0)
-		exit !(x[1] + 0 > y[2] + 0)
-	}'
+	if [ -z "$a" ] || [ -z "$b" ]; then
+		echo "node1: ${a:-none}; node2: ${b:-none}"
+		return 1
+	fi
+	if awk -v a="${a%% *}" -v b="${b%% *}" 'BEGIN { exit !(a + 0 < b + 0) }'; then
+		first=node1 second_stop=${b%% *}
+	else
+		first=node2 second_stop=${a%% *}
+	fi
+	ans=$(answered "$first")
+	echo "node1 stop, up: $a; node2 stop, up: $b; $first answered slurmctld at ${ans:-never}"
+	[ -n "$ans" ] && awk -v s="$second_stop" -v t="$ans" 'BEGIN { exit !(s + 0 > t + 0) }'
 }
 
 # restarted_once: each node's slurmd restarted exactly once since the mark,
@@ -160,8 +208,8 @@ restarted_once() {
 		is "$tag: $h: slurmd active, node usable" "$(on "$h" ct systemctl is-active slurmd) $(usable "$h")" "active usable"
 	done
 	line=$(one_at_a_time)
-	ok_if "$tag: slurmd restarted one node at a time (stop, start: $line)" one_at_a_time
-	diag "$tag: slurmd restarts (stop, started; unix time): $line"
+	ok_if "$tag: slurmd restarted one node at a time: the first answered slurmctld before the second stopped ($line)" one_at_a_time
+	diag "$tag: slurmd restarts (unix times): $line"
 	for h in $CL_NODES; do
 		if [ "$what" = gone ]; then
 			unlike "$tag: $h: the new slurmd has no plugin" "$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" 'spank_ebpf: version'
