@@ -304,8 +304,10 @@ a2_idempotent() {
 }
 
 # a3: bad values: mode=sometimes (the whole inventory: node1, first in
-# the play's order compute:submit, refuses it and the play stops there)
-# and a relative state path (the submit host only: ctl refuses it).
+# the play's order compute:submit, refuses it and the play stops there),
+# a relative state path (the submit host only: ctl refuses it), and a
+# good value with a play batch of both compute nodes (the role refuses to
+# run: it would restart both slurmd at once).
 a3_bad_values() {
 	local ids sums_before
 	ids=$(slurmd_ids)
@@ -320,6 +322,10 @@ a3_bad_values() {
 	ok_if "a3: state=run/...: the play fails (exit $AN_RC)" test "$AN_RC" -ne 0
 	like "a3: state=run/...: with the plugin's message" "$AN_OUT" 'state must be an absolute path'
 	is "a3: state=run/...: failed on ctl" "$(recap ctl)" "changed=0 unreachable=0 failed=1"
+	play batch -e slurm_spank_ebpf_serial=2 -e slurm_spank_ebpf_timeout=12
+	ok_if "a3: serial=2 (both compute nodes in one batch): the play fails (exit $AN_RC)" test "$AN_RC" -ne 0
+	like "a3: serial=2: the role refuses to restart both slurmd at once" "$AN_OUT" \
+		'this play batch holds 2 compute nodes \(node1, node2\), more than\s+slurm_spank_ebpf_restart_batch=1'
 	is "a3: every host keeps its file" "$(sums "$AN_CONF")" "$sums_before"
 	is "a3: slurmd still running, not restarted" "$(slurmd_ids)" "$ids"
 	n2_job a3 "after the refused values" --ebpf
