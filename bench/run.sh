@@ -15,14 +15,14 @@ trap 'rm -rf "$work"' EXIT
 args="state=$work/state systemctl=/bin/true"
 raw=$work/raw
 null=$builddir/bench/.libs/spank_null.so
-# BENCH_QUICK=1 (tests/bench.sh): a twentieth of the iterations, 50 jobs
+# BENCH_QUICK=1 (tests/bench.sh): a twentieth of the iterations, 20 jobs
 # end to end, one release with 2 jobs per unit: every figure, quickly.
 quick=${BENCH_QUICK:-}
 it() {
 	if [ -n "$quick" ]; then echo $((($1 + 19) / 20)); else echo "$1"; fi
 }
 if [ -n "$quick" ]; then
-	: "${BENCH_E2E_RUNS:=1}" "${BENCH_E2E_JOBS:=50}"
+	: "${BENCH_E2E_RUNS:=1}" "${BENCH_E2E_JOBS:=20}"
 	: "${BENCH_SYSTEMD_SUITES:=bookworm}" "${BENCH_SYSTEMD_CYCLES:=2}"
 	export PACE_JOBS=${PACE_JOBS:-4} PACE_LINGER=${PACE_LINGER:-30} PACE_FIRST=${PACE_FIRST:-2} \
 		PACE_BURST=${PACE_BURST:-4} PACE_ROUNDS=${PACE_ROUNDS:-1}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The benchmark suite still works: `make bench`'s bench/run.sh, in its
-# quick form (BENCH_QUICK=1: fewer iterations, one run, 50 jobs end to
+# quick form (BENCH_QUICK=1: fewer iterations, one run, 20 jobs end to
 # end, bookworm only with 2 jobs per unit), must produce every figure of
 # every part. Timings are not judged here (benchmarks report, they do not
 # pass or fail); what is judged is that each figure exists, and the one
