@@ -90,9 +90,12 @@ static int check_unit(const char *arg, const char *val, char *err, size_t errlen
 	size_t len = strlen(val), slen = sizeof(suffix) - 1;
 	const char *at;
 
-	if (len >= CONFIG_UNIT_MAX - slen)
-		return fail(err, errlen, arg, "unit name is longer than %zu bytes",
-			    CONFIG_UNIT_MAX - slen - 1);
+	/* The limit is systemd's, on the name used: with ".service" added
+	 * when it is left out. */
+	if (len + (strchr(val, '.') ? 0 : slen) >= CONFIG_UNIT_MAX)
+		return fail(err, errlen, arg,
+			    "unit name is longer than %d bytes (with its \".service\")",
+			    CONFIG_UNIT_MAX - 1);
 	if (val[0] == '-')
 		return fail(err, errlen, arg, "unit name must not start with \"-\"");
 	if (val[0] == '.')
@@ -246,18 +249,52 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 			    CONFIG_LOCKED_CALLS, CONFIG_LOCKED_CALLS, tmp.timeout,
 			    given[K_TIMEOUT] ? "" : ", the default",
 			    CONFIG_LOCKED_CALLS * tmp.timeout);
-	/* Kept, space-separated: the linger timer runs spank-ebpf with them. */
-	for (i = 0; i < argc; i++) {
-		size_t used = strlen(tmp.args);
-
-		if (used + strlen(argv[i]) + 2 > sizeof(tmp.args))
-			return fail(err, errlen, argv[i], "the arguments are longer than %d bytes in all",
-				    CONFIG_ARGS_MAX - 1);
-		snprintf(tmp.args + used, sizeof(tmp.args) - used, "%s%s", used ? " " : "", argv[i]);
-	}
-	tmp.argc = argc;
 	*cfg = tmp;
 	return 0;
+}
+
+_Static_assert(K_COUNT == CONFIG_KEYS, "config_args gives every key");
+
+struct argbuf {
+	char *buf;
+	size_t used;
+	char **argv;
+	int n;
+};
+
+static void add_arg(struct argbuf *ab, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_arg(struct argbuf *ab, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	ab->argv[ab->n++] = ab->buf + ab->used;
+	va_start(ap, fmt);
+	len = vsnprintf(ab->buf + ab->used, CONFIG_ARGS_BUF - ab->used, fmt, ap);
+	va_end(ap);
+	/* Every value is bounded by its parser, so CONFIG_ARGS_BUF holds all
+	 * eight; should that ever break, the argument is cut, never overrun. */
+	ab->used += len < 0 ? 1 : (size_t)len + 1;
+	if (ab->used > CONFIG_ARGS_BUF - 1)
+		ab->used = CONFIG_ARGS_BUF - 1;
+}
+
+int config_args(const struct config *cfg, char buf[CONFIG_ARGS_BUF],
+		char *argv[CONFIG_KEYS])
+{
+	struct argbuf ab = { buf, 0, argv, 0 };
+
+	add_arg(&ab, "mode=%s", config_mode_name(cfg->mode));
+	add_arg(&ab, "unit=%s", cfg->unit);
+	add_arg(&ab, "state=%s", cfg->state);
+	add_arg(&ab, "systemctl=%s", cfg->systemctl);
+	add_arg(&ab, "timeout=%u", cfg->timeout);
+	add_arg(&ab, "lock_timeout=%u", cfg->lock_timeout);
+	add_arg(&ab, "start=%s", config_start_name(cfg->start));
+	add_arg(&ab, "linger=%u", cfg->linger);
+	return ab.n;
 }
 
 const char *config_mode_name(enum ebpf_mode mode)

@@ -17,7 +17,6 @@ enum start_mode { START_WAIT, START_BACKGROUND };
 #define CONFIG_UNIT_MAX 256   /* systemd's own limit on unit names */
 #define CONFIG_TIMEOUT_MAX 600
 #define CONFIG_LINGER_MAX 86400 /* a day: longer is "always on" */
-#define CONFIG_ARGS_MAX 2048
 
 #define DEFAULT_UNIT "ebpf_exporter.service"
 #define DEFAULT_STATE "/run/ebpf_exporter.refcount"
@@ -43,10 +42,6 @@ struct config {
 	/* The admin command the linger timer runs; not a plugstack argument,
 	 * tests point it elsewhere. */
 	char admin_cmd[CONFIG_PATH_MAX];
-	/* The accepted arguments, as given (validated: printable, no spaces),
-	 * for the programs the plugin starts with its own configuration. */
-	int argc;
-	char args[CONFIG_ARGS_MAX];
 	/* Where systemd's cgroup tree is mounted; not a plugstack argument,
 	 * tests point it elsewhere. */
 	char cgroup_root[64];
@@ -57,6 +52,16 @@ struct config {
  * argument into err. */
 int config_parse(struct config *cfg, int argc, char *const argv[],
 		 char *err, size_t errlen);
+
+/* The inverse of config_parse: *cfg as plugstack arguments, every key
+ * given, in a fixed order; parsing them back yields the same settings.
+ * For the programs the plugin starts with its own configuration (the
+ * linger timer's spank-ebpf linger-end). The strings live in buf, whose
+ * CONFIG_ARGS_BUF bytes always suffice; returns how many (CONFIG_KEYS). */
+#define CONFIG_KEYS 8
+#define CONFIG_ARGS_BUF (3 * CONFIG_PATH_MAX + CONFIG_UNIT_MAX + 160)
+int config_args(const struct config *cfg, char buf[CONFIG_ARGS_BUF],
+		char *argv[CONFIG_KEYS]);
 
 const char *config_mode_name(enum ebpf_mode mode);
 const char *config_start_name(enum start_mode start);

@@ -80,10 +80,10 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 			ev |= hold_transition(&sf, cfg, HOLD_STARTED);
 		}
 	} else if (before > 0 && set.n == 0) {
-		char display[CONFIG_UNIT_MAX];
-
-		config_unit_display(cfg, display, sizeof(display));
 		if (cfg->linger > 0 && linger_open(&sf, cfg, job) == 0) {
+			char display[CONFIG_UNIT_MAX];
+
+			config_unit_display(cfg, display, sizeof(display));
 			log_msg(LOG_INFO, "keeping %s for %u s", display, cfg->linger);
 			ev |= HOLD_LINGERING;
 		} else {

@@ -11,8 +11,6 @@
 #include "log.h"
 #include "runcmd.h"
 
-#define ARGS_MAX 16
-
 static long long boot_seconds(void)
 {
 	struct timespec ts;
@@ -32,8 +30,8 @@ static void systemd_run_path(const struct config *cfg, char *buf, size_t len)
 static int arm(const struct config *cfg, uint32_t job, long long end)
 {
 	static struct runcmd_result res;
-	char run[CONFIG_PATH_MAX + 16], unit[64], when[32], args[CONFIG_ARGS_MAX], why[160];
-	char *argv[ARGS_MAX + 12], *save = NULL, *tok;
+	char run[CONFIG_PATH_MAX + 16], unit[64], when[32], args[CONFIG_ARGS_BUF], why[160];
+	char *argv[10 + CONFIG_KEYS];
 	int n = 0;
 
 	systemd_run_path(cfg, run, sizeof(run));
@@ -48,9 +46,9 @@ static int arm(const struct config *cfg, uint32_t job, long long end)
 	argv[n++] = "--";
 	argv[n++] = (char *)cfg->admin_cmd;
 	argv[n++] = "linger-end";
-	snprintf(args, sizeof(args), "%s", cfg->args);
-	for (tok = strtok_r(args, " ", &save); tok && n < ARGS_MAX + 10; tok = strtok_r(NULL, " ", &save))
-		argv[n++] = tok;
+	/* The settings, not the line as written: every key, canonical, so the
+	 * timer's command shows exactly what linger-end will use. */
+	n += config_args(cfg, args, argv + n);
 	argv[n] = NULL;
 	if (runcmd(argv, cfg->timeout * 1000, &res) == 0)
 		return 0;

@@ -12,6 +12,31 @@ struct row {
 
 static char huge[2048];
 
+static int same(const struct config *a, const struct config *b)
+{
+	return a->mode == b->mode && !strcmp(a->unit, b->unit) && !strcmp(a->state, b->state) &&
+	       !strcmp(a->systemctl, b->systemctl) && a->timeout == b->timeout &&
+	       a->lock_timeout == b->lock_timeout && a->start == b->start && a->linger == b->linger;
+}
+
+/* config_args(parse(argv)) parses back to the same settings. */
+static void round_trip(const char *what, int argc, char *argv[])
+{
+	struct config a, b;
+	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + 1] = { NULL };
+	int n, back;
+
+	if (config_parse(&a, argc, argv, err, sizeof(err)) < 0) {
+		ok(0, "round trip, %s: not accepted: %s", what, err);
+		return;
+	}
+	n = config_args(&a, buf, out);
+	/* Called before ok(): its other arguments read err. */
+	back = n == CONFIG_KEYS ? config_parse(&b, n, out, err, sizeof(err)) : -1;
+	ok(back == 0 && same(&a, &b), "round trip, %s: %d arguments, parsed back the same%s%s",
+	   what, n, err[0] ? ": " : "", err);
+}
+
 static const struct row rows[] = {
 	{ { NULL }, NULL },
 	{ { "mode=opt-in" }, NULL },
@@ -135,6 +160,38 @@ int main(void)
 			   "rejected: %s-> %s", shown, err);
 	}
 
+	/* What the linger timer is given: the settings, canonical. */
+	{
+		char buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS], line[2048] = "";
+		static char st[300], sc[300], un[300];
+		int j, k;
+
+		config_parse(&cfg, 2, (char *[]){ "unit=ebpf_exporter", "linger=60" }, err, sizeof(err));
+		k = config_args(&cfg, buf, out);
+		for (j = 0; j < k; j++)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", j ? " " : "", out[j]);
+		snprintf(huge, sizeof(huge), "mode=opt-in unit=ebpf_exporter.service state=/run/ebpf_exporter.refcount "
+			 "systemctl=%s timeout=10 lock_timeout=60 start=wait linger=60", cfg.systemctl);
+		ok(!strcmp(line, huge), "the settings as arguments: every key, the unit's suffix, the defaults: %s",
+		   line);
+		round_trip("the defaults", 0, NULL);
+		round_trip("every key", 8, (char *[]){ "mode=always", "unit=x@gpu", "state=/s", "systemctl=/b/sc",
+						       "timeout=199", "lock_timeout=600", "start=background",
+						       "linger=86400" });
+		/* The longest values the parser accepts: nothing is cut. */
+		memset(st, 'a', CONFIG_PATH_MAX + 5);
+		memcpy(st, "state=/", 7);
+		st[6 + CONFIG_PATH_MAX - 1] = '\0';
+		memcpy(sc, st, sizeof(sc));
+		memcpy(sc, "systemctl=/", 11);
+		memset(sc + 11, 'b', CONFIG_PATH_MAX - 2);
+		sc[10 + CONFIG_PATH_MAX - 1] = '\0';
+		memset(un, 'u', sizeof(un) - 1);
+		memcpy(un, "unit=", 5);
+		un[5 + CONFIG_UNIT_MAX - 9 - 1] = '\0';
+		round_trip("the longest values", 3, (char *[]){ st, sc, un });
+	}
+
 	/* Huge values are refused without echoing them whole. */
 	memset(huge, 'a', sizeof(huge) - 1);
 	memcpy(huge, "state=/", 7);
@@ -144,6 +201,31 @@ int main(void)
 	memcpy(huge, "unit=aa", 7);
 	ok(config_parse(&cfg, 1, argv, err, sizeof(err)) < 0 &&
 	   strstr(err, "unit name is longer"), "huge unit= refused: %s", err);
+	/* systemd's limit, 255 bytes, on the name used: ".service" counts
+	 * whether given or added. */
+	{
+		static const struct {
+			size_t stem;
+			const char *suffix;
+			int accepted;
+		} lim[] = { { 247, "", 1 }, { 248, "", 0 }, { 247, ".service", 1 }, { 248, ".service", 0 } };
+		static char u[300];
+		size_t j;
+		int rc;
+
+		for (j = 0; j < sizeof(lim) / sizeof(lim[0]); j++) {
+			memset(u, 'u', sizeof(u));
+			memcpy(u, "unit=", 5);
+			snprintf(u + 5 + lim[j].stem, sizeof(u) - 5 - lim[j].stem, "%s", lim[j].suffix);
+			argv[0] = u;
+			rc = config_parse(&cfg, 1, argv, err, sizeof(err));
+			ok(lim[j].accepted ? rc == 0 && strlen(cfg.unit) == 255 :
+					     rc < 0 && strstr(err, "longer than 255 bytes (with its \".service\")"),
+			   "unit= of %zu bytes%s%s: %s", lim[j].stem, lim[j].suffix[0] ? " + " : "",
+			   lim[j].suffix, lim[j].accepted ? "accepted" : "refused");
+		}
+	}
+	argv[0] = huge;
 	memcpy(huge, "aaaaaaa", 7);
 	ok(config_parse(&cfg, 1, argv, err, sizeof(err)) < 0 &&
 	   strstr(err, "unknown key") && strlen(err) < 300, "huge unknown key refused");

@@ -113,10 +113,13 @@ int main(void)
 	ok(tu_logged("info: spank_ebpf: keeping ebpf_exporter for 30 s"), "... and says so");
 	ok(active() && window_file(), "... the unit still runs, the window is recorded");
 	log = run_log();
-	ok(strstr(log, "--quiet --collect --unit=spank-ebpf-linger-1-") &&
-	   strstr(log, " --on-active=30 --timer-property=AccuracySec=1s -- /x/sbin/spank-ebpf linger-end systemctl=") &&
-	   strstr(log, " timeout=2 lock_timeout=7 linger=30\n"),
-	   "the timer runs spank-ebpf linger-end with the plugin's own arguments: %s", log);
+	/* Every setting, canonical (the unit with its suffix, the defaults
+	 * spelled out), whatever the plugstack line left out. */
+	snprintf(src, sizeof(src), " --on-active=30 --timer-property=AccuracySec=1s -- /x/sbin/spank-ebpf linger-end "
+		 "mode=opt-in unit=ebpf_exporter.service state=%s systemctl=%s timeout=2 lock_timeout=7 start=wait linger=30\n",
+		 cfg.state, cfg.systemctl);
+	ok(strstr(log, "--quiet --collect --unit=spank-ebpf-linger-1-") && strstr(log, src),
+	   "the timer runs spank-ebpf linger-end with the plugin's settings: %s", log);
 	free(log);
 
 	/* A job inside the window: neither stop nor start. */
