@@ -126,8 +126,9 @@ ctl_daemons() {
 	done
 }
 
+# By identifier, not -u (see plugin_log_since, tests/system/lib.sh).
 slurm_ctld_since() {
-	journal_since "$1" -u slurmctld
+	_sys_ident_msgs "$1" slurmctld
 }
 
 # c2: mode=always on the compute nodes, nothing on the submit host: every

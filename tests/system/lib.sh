@@ -738,8 +738,9 @@ journal_since() {
 		echo "JOURNALCTL FAILED (exit $?): journalctl ${c:+--after-cursor=$c} $*"
 }
 
+# slurmd's own lines (and its job steps'), picked like the plugin's below.
 slurmd_log_since() {
-	journal_since "$1" -u slurmd
+	_sys_ident_msgs "$1" 'slurmd|slurmstepd'
 }
 
 slurmd_log_has() {
@@ -758,12 +759,20 @@ slurmd_log_like() {
 # matches: with --after-cursor, those lost the first matching entry (seen
 # on bookworm's systemd 252: "prolog job 1" missing from -u slurmd, from
 # -t spank-ebpf and from _SYSTEMD_UNIT=slurmd.service +
-# SYSLOG_IDENTIFIER=slurmd, while the journal held it). The admin command's lines (identifier spank-ebpf,
-# admin_log_since) are never the plugin's: run as Prolog=/Epilog= it
-# lives in slurmd's cgroup too.
+# SYSLOG_IDENTIFIER=slurmd, while the journal held it; an `unlike` check
+# on such a read passes on the line it lost). The admin command's lines
+# (identifier spank-ebpf, admin_log_since) are never the plugin's: run as
+# Prolog=/Epilog= it lives in slurmd's cgroup too.
+#
+# _sys_ident_msgs CURSOR IDENT: the messages of the entries since CURSOR
+# whose identifier matches the ERE IDENT.
+_sys_ident_msgs() {
+	journal_since "$1" -o short |
+		sed -nE -e '/^JOURNALCTL FAILED/p' -e "s/^[^ ]+ +[^ ]+ [^ ]+ [^ ]+ ($2)\[[0-9]+\]: //p"
+}
+
 _sys_ident_lines() {
-	journal_since "$1" -o short | grep -E "^JOURNALCTL FAILED|^[^ ]+ +[^ ]+ [^ ]+ [^ ]+ ($2)\[[0-9]+\]: " |
-		grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
+	_sys_ident_msgs "$1" "$2" | grep -o 'spank_ebpf: .*\|^JOURNALCTL FAILED.*'
 }
 
 plugin_log_since() {
