@@ -54,6 +54,31 @@ an_ssh() {
 	} >"$AN/inventory.ini"
 }
 
+# Ansible's ssh keeps a master connection per host for 60 s after its
+# last use (ControlPersist), its socket under the run's HOME (.ansible/cp):
+# closed before the containers go, so that none outlives the run.
+an_ssh_masters() {
+	ps -eo pid=,args= | awk -v d="ssh: $AN/" 'index($0, d) && / \[mux\]$/ { print $1 }'
+}
+
+an_teardown() {
+	local sock
+	if [ -n "${AN:-}" ] && [ -d "$AN" ]; then
+		for sock in $(find "$AN" -type s); do
+			ssh -o ControlPath="$sock" -O exit cluster-host >/dev/null 2>&1
+		done
+	fi
+	cl_teardown
+}
+
+# an_left: what the teardown must not leave (cl_finish's CL_LEFTOVERS).
+an_left() {
+	local p
+	for p in $(an_ssh_masters); do
+		echo "ssh-master:$p"
+	done
+}
+
 # an_vars FILE DEB...: the role's variables for package files.
 an_vars() {
 	local f=$1 d sep=
@@ -403,6 +428,7 @@ a5_removal() {
 main() {
 	local s t
 	cl_setup bookworm
+	SYS_TEARDOWN=an_teardown CL_LEFTOVERS=an_left CL_LEFTOVERS_DESC="no ssh master left"
 	need_cmd ansible-playbook ssh ssh-keygen md5sum
 	sys_cache
 	sys_tarball
@@ -419,6 +445,10 @@ main() {
 		diag "$s took $(($(date +%s) - t)) s (total $(sys_elapsed) s)"
 	done
 	[ -z "${CLUSTER_HOLD:-}" ] || cl_hold
+	# The teardown's "no ssh master left" means something only if masters
+	# are seen while they live: the last playbook's are.
+	ok_if "ssh masters of the last playbook seen before the teardown: $(an_ssh_masters | wc -l)" \
+		test -n "$(an_ssh_masters)"
 	cl_finish
 }
 

@@ -417,7 +417,10 @@ cl_finish() {
 	done
 	{ [ -e "/run/netns/$CL_NETNS" ] || ip netns list 2>/dev/null | grep -qw "$CL_NETNS"; } &&
 		left="$left netns:$CL_NETNS"
-	is "teardown: every container powered off, overlays unmounted, network namespace gone" "$left" ""
+	# A suite's own leftovers: CL_LEFTOVERS, a function printing them,
+	# CL_LEFTOVERS_DESC, what the check then says.
+	[ -z "${CL_LEFTOVERS:-}" ] || left="$left$("$CL_LEFTOVERS" | sed 's/^/ /' | tr -d '\n')"
+	is "teardown: every container powered off, overlays unmounted, network namespace gone${CL_LEFTOVERS_DESC:+, $CL_LEFTOVERS_DESC}" "$left" ""
 	CL_NETNS=
 	diag "$SUITE cluster: run took $(sys_elapsed) s (root filesystem ${SYS_CACHE_HOW:-?})"
 	done_testing
