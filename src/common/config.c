@@ -205,18 +205,14 @@ static void set_defaults(struct config *cfg)
 	snprintf(cfg->admin_cmd, sizeof(cfg->admin_cmd), "%s", ADMIN_CMD_PATH);
 }
 
-int config_parse(struct config *cfg, int argc, char *const argv[],
-		 char *err, size_t errlen)
+/* Applies argv to *cfg, which holds the defaults. */
+static int parse_args(struct config *cfg, int argc, char *const argv[],
+		      char *err, size_t errlen)
 {
 	bool seen[K_COUNT] = { false };
 	const char *given[K_COUNT] = { NULL };
-	struct config tmp;
 	int i;
 
-	set_defaults(cfg);
-	set_defaults(&tmp);
-	if (err && errlen)
-		err[0] = '\0';
 	for (i = 0; i < argc; i++) {
 		const char *arg = argv[i] ? argv[i] : "";
 		const char *eq = strchr(arg, '=');
@@ -238,18 +234,32 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 			return fail(err, errlen, arg, "%s given more than once", key_names[k]);
 		seen[k] = true;
 		given[k] = arg;
-		if (apply(&tmp, (enum key)k, arg, eq + 1, err, errlen))
+		if (apply(cfg, (enum key)k, arg, eq + 1, err, errlen))
 			return -1;
 	}
-	if (tmp.lock_timeout <= CONFIG_LOCKED_CALLS * tmp.timeout)
+	if (cfg->lock_timeout <= CONFIG_LOCKED_CALLS * cfg->timeout)
 		return fail(err, errlen,
 			    given[K_LOCK_TIMEOUT] ? given[K_LOCK_TIMEOUT] : given[K_TIMEOUT],
 			    "lock_timeout (%u s%s) must be more than %d x timeout (%d x %u s%s = %u s), or a job waiting for the state lock gives up while another job's update is still within its bounds; raise lock_timeout or lower timeout",
-			    tmp.lock_timeout, given[K_LOCK_TIMEOUT] ? "" : ", the default",
-			    CONFIG_LOCKED_CALLS, CONFIG_LOCKED_CALLS, tmp.timeout,
+			    cfg->lock_timeout, given[K_LOCK_TIMEOUT] ? "" : ", the default",
+			    CONFIG_LOCKED_CALLS, CONFIG_LOCKED_CALLS, cfg->timeout,
 			    given[K_TIMEOUT] ? "" : ", the default",
-			    CONFIG_LOCKED_CALLS * tmp.timeout);
-	*cfg = tmp;
+			    CONFIG_LOCKED_CALLS * cfg->timeout);
+	return 0;
+}
+
+/* Parsed in place, with no copy: this runs in every job's prolog and
+ * epilog. A failure puts the defaults back, as promised in config.h. */
+int config_parse(struct config *cfg, int argc, char *const argv[],
+		 char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	set_defaults(cfg);
+	if (parse_args(cfg, argc, argv, err, errlen) < 0) {
+		set_defaults(cfg);
+		return -1;
+	}
 	return 0;
 }
 

@@ -160,6 +160,12 @@ int main(void)
 			   "rejected: %s-> %s", shown, err);
 	}
 
+	/* Point 9's promise when only the final check refuses the line
+	 * (parsed in place, the keys before it were already applied). */
+	ok(config_parse(&cfg, 2, (char *[]){ "unit=x", "timeout=30" }, err, sizeof(err)) < 0 &&
+	   !strcmp(cfg.unit, "ebpf_exporter.service") && cfg.timeout == 10,
+	   "refused by the lock_timeout vs timeout check: the defaults too");
+
 	/* What the linger timer is given: the settings, canonical. */
 	{
 		char buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS], line[2048] = "";
