@@ -1,5 +1,13 @@
 # Shared by the shell tests: TAP output, and prerequisites that skip when
 # run by hand but fail in CI (CI=true), so CI never passes on a skip.
+
+# The suite's own environment, whatever the caller's (a bare root shell
+# without LANG, cron, sudo's env_reset, a configuration-management run):
+# man, groff, sort and every tool's messages in one locale, the files the
+# tests make (and check the modes of) with one umask.
+export LC_ALL=C.UTF-8
+unset LANGUAGE
+umask 022
 n=0
 failed=0
 

@@ -24,9 +24,12 @@
 # Without root it installs and runs nothing: it prints what it would need
 # and exits non-zero. The only network access is apt's.
 set -eu
-# The suite runs in the caller's locale (tests/packaging/man.sh reads man's
-# UTF-8 output); apt runs in C, whose messages this script reads.
-export DEBIAN_FRONTEND=noninteractive
+# The same from a login shell as from `env -i PATH=... HOME=/root`: the
+# build and the suite run in one locale and umask of their own (the tests
+# set them again, tests/lib.sh), apt in C, whose messages this script reads.
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+unset LANGUAGE
+umask 022
 
 me=tests/run.sh
 top=$(cd "$(dirname "$0")/.." && pwd)

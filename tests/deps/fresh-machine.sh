@@ -10,19 +10,23 @@
 #   tests/run.sh --no-install        now nothing is missing
 #   ./autogen.sh && ./configure && make test TESTS='<what needs no daemons>'
 #
+# all of it from a bare root shell: `env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# HOME=/root`, no LANG, as cron, sudo's env_reset or a configuration-
+# management run start it (the suite must set what it needs itself).
 # The tests run there are those that need neither Slurm daemons, nor
 # systemd, nor containers of their own (make expands $(unit_tests),
-# $(shell_tests) and $(fuzz_replays) of tests/*Makefile.inc): the end-to-end,
-# packaging and system tests boot containers, which do not nest in this
-# one; CI runs them on a real machine. Output: this script's stdout, and
-# the run's log under /var/tmp (kept). By hand, as root; downloads what
-# tests/deps/debian.txt lists (about 500 MB). FRESH_REFRESH=1 rebuilds the
-# cached root filesystem. Not part of `make test`.
+# $(shell_tests) and $(fuzz_replays) of tests/*Makefile.inc), and the man
+# pages' test (man renders by locale): the end-to-end, packaging and system
+# tests boot containers, which do not nest in this one; CI runs them on a
+# real machine. Output: this script's stdout, and the run's log under
+# /var/tmp (kept). As root; downloads what tests/deps/debian.txt lists
+# (about 500 MB). FRESH_REFRESH=1 rebuilds the cached root filesystem.
+# Not part of `make test`: .ci/run runs it.
 set -eu
 me=tests/deps/fresh-machine.sh
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${FRESH_CACHE:-/var/cache/slurm-spank-ebpf-tests/fresh}
-tests=${FRESH_TESTS:-'$(unit_tests) $(shell_tests) $(fuzz_replays)'}
+tests=${FRESH_TESTS:-'$(unit_tests) $(shell_tests) $(fuzz_replays) tests/packaging/man.sh'}
 
 say() { printf '%s: %s\n' "$me" "$*"; }
 die() {
@@ -72,11 +76,11 @@ mkdir -p /run/systemd/nspawn
 [ "$(stat -f -c %T /run/systemd/nspawn)" = tmpfs ] || mount -t tmpfs -o mode=0755 tmpfs /run/systemd/nspawn
 set +e
 systemd-nspawn -q -D "$merged" --register=no --keep-unit --pipe \
-	-E LANG=C.UTF-8 -E PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	-E FRESH_TESTS="$tests" \
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 	/bin/bash -c '
 		set -e
 		cd /root/src
+		echo "environment: $(env | sort | tr "\n" " ")"
 		t0=$(date +%s)
 		tests/run.sh --install-only
 		echo "(install step: $(($(date +%s) - t0)) s)"
@@ -84,8 +88,8 @@ systemd-nspawn -q -D "$merged" --register=no --keep-unit --pipe \
 		./autogen.sh >/dev/null 2>&1
 		./configure -q
 		make -s -j"$(nproc)" >/dev/null
-		make test TESTS="$FRESH_TESTS"
-	' </dev/null 2>&1 | tee "$run/log"
+		make test TESTS="$1"
+	' sh "$tests" </dev/null 2>&1 | tee "$run/log"
 st=${PIPESTATUS[0]}
 set -e
 say "exit status $st; log: $run/log"
