@@ -8,30 +8,7 @@
 #include "jobset.h"
 #include "linger.h"
 #include "log.h"
-#include "stats.h"
 #include "unit.h"
-
-int hold_transition(struct statefile *sf, const struct config *cfg, enum hold_event what)
-{
-	bool start = what != HOLD_STOPPED;
-	struct stats add = { { 0 } };
-	unsigned long ms = 0;
-	int ev = start ? HOLD_STARTED : HOLD_STOPPED;
-
-	if (what == HOLD_RESTARTED) {
-		ev |= HOLD_RESTARTED;
-		add.v[STAT_RESTARTS] = 1;
-	}
-	add.v[start ? STAT_STARTS : STAT_STOPS] = 1;
-	if (unit_action(cfg, start ? "start" : "stop", &ms) < 0) {
-		ev |= HOLD_UNIT_FAILED;
-		add.v[start ? STAT_START_FAILURES : STAT_STOP_FAILURES] = 1;
-		stats_update(sf, &add, STAT_COUNT, 0);
-	} else {
-		stats_update(sf, &add, start ? STAT_LAST_START_MS : STAT_LAST_STOP_MS, ms);
-	}
-	return ev;
-}
 
 int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 		int *events)
@@ -61,13 +38,13 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 		/* A damaged file is rewritten clean even when nothing changed,
 		 * so that its damage is reported once. */
 		if (damaged && statefile_store(&sf, &set) == 0)
-			ev |= HOLD_CHANGED;
+			ev |= EV_CHANGED;
 		rc = 0;
 		goto out;
 	}
 	if (statefile_store(&sf, &set) < 0)
 		goto out;
-	ev |= HOLD_CHANGED;
+	ev |= EV_CHANGED;
 	rc = 0;
 	log_msg(LOG_INFO, "refcount now %zu", set.n);
 
@@ -75,9 +52,9 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 		if (linger_close(&sf) && !unit_is_dead(cfg)) {
 			log_msg(LOG_INFO, "job %u joined within the linger window: %s keeps running",
 				job, cfg->unit);
-			ev |= HOLD_KEPT;
+			ev |= EV_KEPT;
 		} else {
-			ev |= hold_transition(&sf, cfg, HOLD_STARTED);
+			ev |= transition_run(&sf, cfg, TRANSITION_START);
 		}
 	} else if (before > 0 && set.n == 0) {
 		if (cfg->linger > 0 && linger_open(&sf, cfg, job) == 0) {
@@ -85,14 +62,14 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 
 			config_unit_display(cfg, display, sizeof(display));
 			log_msg(LOG_INFO, "keeping %s for %u s", display, cfg->linger);
-			ev |= HOLD_LINGERING;
+			ev |= EV_LINGERING;
 		} else {
-			ev |= hold_transition(&sf, cfg, HOLD_STOPPED);
+			ev |= transition_run(&sf, cfg, TRANSITION_STOP);
 		}
 	} else if (op == HOLD_ACQUIRE && unit_is_dead(cfg)) {
 		log_msg(LOG_ERROR, "%s is not running although %zu other jobs hold it; starting it again",
 			cfg->unit, before);
-		ev |= hold_transition(&sf, cfg, HOLD_RESTARTED);
+		ev |= transition_run(&sf, cfg, TRANSITION_RESTART);
 	}
 out:
 	statefile_close(&sf);

@@ -17,31 +17,16 @@
 
 #include "config.h"
 #include "statefile.h"
+#include "transition.h"
 
 enum hold_op { HOLD_ACQUIRE, HOLD_RELEASE };
 
-/* What an update did, for callers that count (tests, benchmarks). */
-enum hold_event {
-	HOLD_CHANGED = 1,      /* the state file was rewritten */
-	HOLD_STARTED = 2,      /* systemctl start was run */
-	HOLD_STOPPED = 4,      /* systemctl stop was run */
-	HOLD_UNIT_FAILED = 8,  /* ... and it failed or timed out */
-	HOLD_RESTARTED = 16,   /* started again: it had died under its jobs */
-	HOLD_LINGERING = 32,   /* the last job left: a linger window opened, no stop */
-	HOLD_KEPT = 64,        /* a job joined within the window: no start */
-};
-
 /* Returns 0 when the state was updated (or needed no update), -1 when it
  * could not be (logged). A failed start/stop is not an error here: it is
- * logged and reported through *events. events may be NULL. */
+ * logged and reported through *events (enum event, transition.h). events
+ * may be NULL. */
 int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 		int *events);
-
-/* For the protocol's other operations (reconcile): with the lock held,
- * run systemctl start (what = HOLD_STARTED, or HOLD_RESTARTED for a unit
- * that died under its jobs) or stop (HOLD_STOPPED), logged and counted in
- * <state>.stats. Returns the hold_event bits of what happened. */
-int hold_transition(struct statefile *sf, const struct config *cfg, enum hold_event what);
 
 /* Lock-free: does the state name this job? A hint only. */
 int hold_is_held(const struct config *cfg, uint32_t job);

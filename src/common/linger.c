@@ -5,11 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "hold.h"
 #include "jobset.h"
 #include "linger.h"
 #include "log.h"
 #include "runcmd.h"
+#include "transition.h"
 
 static long long boot_seconds(void)
 {
@@ -115,7 +115,7 @@ int linger_end(const struct config *cfg)
 	} else {
 		linger_close(&sf);
 		log_msg(LOG_INFO, "stopping %s after %u s without jobs", display, cfg->linger);
-		hold_transition(&sf, cfg, HOLD_STOPPED);
+		transition_run(&sf, cfg, TRANSITION_STOP);
 	}
 out:
 	statefile_close(&sf);

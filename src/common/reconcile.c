@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hold.h"
 #include "linger.h"
 #include "log.h"
 #include "reconcile.h"
 #include "statefile.h"
 #include "stats.h"
+#include "transition.h"
 
 static void count_run(struct statefile *sf, bool dry_run, bool failed, size_t removed)
 {
@@ -115,12 +115,12 @@ int reconcile_run(const struct config *cfg, const struct slurm_ask *ask, bool dr
 			linger_close(&sf);
 		log_msg(LOG_INFO, "%s is running but no job holds it: %s", cfg->unit,
 			dry_run ? "would stop it" : "stopping it");
-		rep->unit_events = dry_run ? HOLD_STOPPED : hold_transition(&sf, cfg, HOLD_STOPPED);
+		rep->unit_events = dry_run ? EV_STOPPED : transition_run(&sf, cfg, TRANSITION_STOP);
 	} else if (set.n > 0 && rep->unit == UNIT_INACTIVE) {
 		log_msg(LOG_INFO, "%s is not running although %zu jobs hold it: %s", cfg->unit,
 			set.n, dry_run ? "would start it" : "starting it");
-		rep->unit_events = dry_run ? HOLD_STARTED | HOLD_RESTARTED :
-					     hold_transition(&sf, cfg, HOLD_RESTARTED);
+		rep->unit_events = dry_run ? EV_STARTED | EV_RESTARTED :
+					     transition_run(&sf, cfg, TRANSITION_RESTART);
 	}
 	count_run(&sf, dry_run, rc != 0, rep->removed);
 out:

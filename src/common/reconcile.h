@@ -21,7 +21,7 @@ struct reconcile_report {
 	size_t removed;         /* removed (or that would be, dry run) */
 	bool damaged;           /* the state file was damaged (salvaged) */
 	enum unit_state unit;   /* what systemd said, before any action */
-	int unit_events;        /* hold_event bits: what was (would be) done */
+	int unit_events;        /* event bits: what was (would be) done */
 	long linger_left;       /* seconds left in a linger window, or -1 / 0 */
 	char why[400];          /* when it could not tell: why */
 };

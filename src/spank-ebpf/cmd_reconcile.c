@@ -33,13 +33,13 @@ int cmd_reconcile(struct cmd *cmd)
 	printf("%s%zu held, %zu %s; unit %s%s%s\n", dry ? "dry run: " : "", rep.held,
 	       rep.removed, dry ? "would be removed" : "removed",
 	       rep.unit == UNIT_ACTIVE ? "active" : rep.unit == UNIT_INACTIVE ? "inactive" : "unknown",
-	       rep.unit_events & HOLD_STOPPED ? (dry ? ", would stop it" : ", stopped") :
-	       rep.unit_events & HOLD_STARTED ? (dry ? ", would start it" : ", started") : "",
-	       rep.unit_events & HOLD_UNIT_FAILED ? " (failed)" : "");
+	       rep.unit_events & EV_STOPPED ? (dry ? ", would stop it" : ", stopped") :
+	       rep.unit_events & EV_STARTED ? (dry ? ", would start it" : ", started") : "",
+	       rep.unit_events & EV_UNIT_FAILED ? " (failed)" : "");
 	if (rc > 0) {
 		printf("cannot tell: %s; %s\n", rep.why,
 		       rep.removed && !dry ? "the unit was left as it is" : "nothing changed");
 		return EXIT_UNSURE;
 	}
-	return rep.unit_events & HOLD_UNIT_FAILED ? EXIT_ANOMALY : EXIT_OK;
+	return rep.unit_events & EV_UNIT_FAILED ? EXIT_ANOMALY : EXIT_OK;
 }

@@ -40,9 +40,9 @@ static long long now_ms(void)
 
 static void count(struct tally *t, int ev)
 {
-	if (ev & HOLD_STARTED)
+	if (ev & EV_STARTED)
 		__atomic_add_fetch(&t->starts, 1, __ATOMIC_SEQ_CST);
-	if (ev & HOLD_STOPPED)
+	if (ev & EV_STOPPED)
 		__atomic_add_fetch(&t->stops, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -169,7 +169,7 @@ static void filesystem_faults(void)
 	}
 	close(fd);
 	tu_clear_logs();
-	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) < 0 && !(ev & HOLD_STARTED),
+	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) < 0 && !(ev & EV_STARTED),
 	   "full file system: update refused, nothing started");
 	ok(tu_logged("No space left on device") && tu_logged("previous state kept"),
 	   "... clear error: %s", strstr(tu_logs(), "cannot update") ? strstr(tu_logs(), "cannot update") : "");

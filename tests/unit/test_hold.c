@@ -65,7 +65,7 @@ int main(void)
 
 	/* Two overlapping jobs: 0 -> 1 -> 2 -> 1 -> 0, one start, one stop. */
 	ev = update(101, HOLD_ACQUIRE);
-	ok(ev == (HOLD_CHANGED | HOLD_STARTED), "first prolog starts the unit");
+	ok(ev == (EV_CHANGED | EV_STARTED), "first prolog starts the unit");
 	s = state_text();
 	ok(!strcmp(s, "1\n101\n"), "state shows 1");
 	free(s);
@@ -76,16 +76,16 @@ int main(void)
 	   strstr(tu_logs(), "starting ebpf_exporter\n") <
 	   strstr(tu_logs(), "ebpf_exporter started in "),
 	   "then logs how long the start took, after it");
-	ok(update(102, HOLD_ACQUIRE) == HOLD_CHANGED, "second prolog joins, no call");
+	ok(update(102, HOLD_ACQUIRE) == EV_CHANGED, "second prolog joins, no call");
 	s = state_text();
 	ok(!strcmp(s, "2\n101\n102\n"), "state shows 2");
 	free(s);
-	ok(update(101, HOLD_RELEASE) == HOLD_CHANGED, "first epilog leaves, no call");
+	ok(update(101, HOLD_RELEASE) == EV_CHANGED, "first epilog leaves, no call");
 	s = state_text();
 	ok(!strcmp(s, "1\n102\n"), "state back to 1");
 	free(s);
 	tu_clear_logs();
-	ok(update(102, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "last epilog stops");
+	ok(update(102, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "last epilog stops");
 	ok(tu_logged("refcount now 0") && tu_logged("stopping ebpf_exporter\n"),
 	   "logs \"refcount now 0\" and \"stopping ebpf_exporter\"");
 	ok(tu_logged("info: spank_ebpf: ebpf_exporter stopped in "),
@@ -112,10 +112,10 @@ int main(void)
 	/* Repeated prolog / epilog, and requeue (same ID again). */
 	ok(update(201, HOLD_ACQUIRE) == 0 && tu_logged("job 201 already holds"),
 	   "repeated prolog: no change");
-	ok(update(201, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "epilog stops");
+	ok(update(201, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "epilog stops");
 	ok(update(201, HOLD_RELEASE) == 0, "repeated epilog: no change, no second stop");
-	ok(update(201, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED), "requeued job: prolog again starts");
-	ok(update(201, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "requeued job: epilog stops");
+	ok(update(201, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED), "requeued job: prolog again starts");
+	ok(update(201, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "requeued job: epilog stops");
 	log = tu_double_log(dir);
 	ok(count_lines(log, "start ") == 2 && count_lines(log, "stop ") == 2,
 	   "two starts, two stops in all");
@@ -125,7 +125,7 @@ int main(void)
 	fresh("fail");
 	tu_clear_logs();
 	ev = update(301, HOLD_ACQUIRE);
-	ok(ev == (HOLD_CHANGED | HOLD_STARTED | HOLD_UNIT_FAILED),
+	ok(ev == (EV_CHANGED | EV_STARTED | EV_UNIT_FAILED),
 	   "failed start reported, hold recorded");
 	ok(tu_logged("error: spank_ebpf: failed to start ebpf_exporter.service:") &&
 	   tu_logged("exited with status 1"), "error names the unit and the exit status");
@@ -133,7 +133,7 @@ int main(void)
 	   "systemctl's own message is in the log");
 	ok(!tu_logged("started in"), "no \"started in\" line for a failed start");
 	ev = update(301, HOLD_RELEASE);
-	ok(ev == (HOLD_CHANGED | HOLD_STOPPED | HOLD_UNIT_FAILED), "failed stop reported");
+	ok(ev == (EV_CHANGED | EV_STOPPED | EV_UNIT_FAILED), "failed stop reported");
 
 	/* A hanging systemctl: killed at timeout=, the hook goes on. */
 	fresh("hang");
@@ -141,7 +141,7 @@ int main(void)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	ev = update(401, HOLD_ACQUIRE);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	ok(ev == (HOLD_CHANGED | HOLD_STARTED | HOLD_UNIT_FAILED), "hanging start reported");
+	ok(ev == (EV_CHANGED | EV_STARTED | EV_UNIT_FAILED), "hanging start reported");
 	ok(tu_logged("timed out after 1 s and was killed"), "error says it timed out");
 	ok(b.tv_sec - a.tv_sec < 3, "returned within the bound");
 	cfg.timeout = 2;
@@ -149,7 +149,7 @@ int main(void)
 	/* systemctl missing. */
 	fresh("ok");
 	snprintf(cfg.systemctl, sizeof(cfg.systemctl), "%s/bin/no-such-systemctl", dir);
-	ok(update(501, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_UNIT_FAILED) &&
+	ok(update(501, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED | EV_UNIT_FAILED) &&
 	   tu_logged("could not be executed: No such file or directory"),
 	   "missing systemctl: clear error");
 	snprintf(cfg.systemctl, sizeof(cfg.systemctl), "%s/bin/systemctl", dir);
@@ -174,9 +174,9 @@ int main(void)
 		snprintf(unitdir, sizeof(unitdir), "%s/ebpf_exporter.service", slice);
 		mkdir(cfg.cgroup_root, 0755);
 		mkdir(slice, 0755);
-		ok(update(701, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED) &&
+		ok(update(701, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED) &&
 		   access(unitdir, F_OK) == 0, "start creates the unit's cgroup (double)");
-		ok(update(702, HOLD_ACQUIRE) == HOLD_CHANGED, "join while it runs: no call");
+		ok(update(702, HOLD_ACQUIRE) == EV_CHANGED, "join while it runs: no call");
 		/* The exporter crashed: its cgroup is gone, systemd says
 		 * inactive. */
 		rmdir(unitdir);
@@ -186,13 +186,13 @@ int main(void)
 		unlink(slice);
 		snprintf(slice, sizeof(slice), "%s/cgroup/system.slice", dir);
 		tu_clear_logs();
-		ok(update(703, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_RESTARTED),
+		ok(update(703, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED | EV_RESTARTED),
 		   "join after the unit died: started again");
 		ok(tu_logged("ebpf_exporter.service is not running although 2 other jobs hold it; starting it again"),
 		   "... and says so");
-		ok(update(701, HOLD_RELEASE) == HOLD_CHANGED && update(702, HOLD_RELEASE) == HOLD_CHANGED,
+		ok(update(701, HOLD_RELEASE) == EV_CHANGED && update(702, HOLD_RELEASE) == EV_CHANGED,
 		   "leaves of a busy set: no call");
-		ok(update(703, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED) &&
+		ok(update(703, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED) &&
 		   access(unitdir, F_OK) < 0, "last leave stops it");
 		log = tu_double_log(dir);
 		ok(count_lines(log, "start ") == 2 && count_lines(log, "stop ") == 1 &&
@@ -204,15 +204,15 @@ int main(void)
 		 * there and neither asks systemd nor restarts it. */
 		fresh("ok");
 		snprintf(cfg.unit, sizeof(cfg.unit), "ebpf-exporter@gpu.service");
-		ok(update(801, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED),
+		ok(update(801, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED),
 		   "template unit: first job starts it");
 		snprintf(unitdir, sizeof(unitdir),
 			 "%s/system-ebpf\\x2dexporter.slice/ebpf-exporter@gpu.service", slice);
 		ok(access(unitdir, F_OK) == 0, "... its cgroup is in system-ebpf\\x2dexporter.slice");
-		ok(update(802, HOLD_ACQUIRE) == HOLD_CHANGED, "template unit: a join calls nothing");
+		ok(update(802, HOLD_ACQUIRE) == EV_CHANGED, "template unit: a join calls nothing");
 		ok(!tu_logged("is not running although"), "... and does not call it dead");
 		update(801, HOLD_RELEASE);
-		ok(update(802, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "... the last job stops it");
+		ok(update(802, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "... the last job stops it");
 		log = tu_double_log(dir);
 		ok(!strcmp(log, "start ebpf-exporter@gpu.service count=1 locked=yes\n"
 				"stop ebpf-exporter@gpu.service count=0 locked=yes\n"),
@@ -232,18 +232,18 @@ int main(void)
 			mkdir(custom, 0755);
 			update(901, HOLD_ACQUIRE);
 			tu_clear_logs();
-			ok(update(902, HOLD_ACQUIRE) == HOLD_CHANGED && !tu_logged("is not running"),
+			ok(update(902, HOLD_ACQUIRE) == EV_CHANGED && !tu_logged("is not running"),
 			   "unit in its own slice, running: a join asks systemd, which says active: no restart");
 			snprintf(p, sizeof(p), "%s/bin/active", dir);
 			unlink(p);
-			ok(update(903, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_RESTARTED),
+			ok(update(903, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED | EV_RESTARTED),
 			   "... after it died, systemd says inactive: started again");
 			/* systemctl cannot answer: no action on a guess. */
 			unlink(p);
 			tu_double_set(dir, "hang");
 			cfg.timeout = 1;
 			tu_clear_logs();
-			ok(update(904, HOLD_ACQUIRE) == HOLD_CHANGED &&
+			ok(update(904, HOLD_ACQUIRE) == EV_CHANGED &&
 			   tu_logged("cannot tell whether ebpf_exporter.service runs (") &&
 			   tu_logged("timed out after 1 s"),
 			   "... systemd does not answer: nothing started, and it says why");
@@ -270,7 +270,7 @@ int main(void)
 	/* A damaged file is salvaged, then used. */
 	fresh("ok");
 	tu_write(cfg.state, "7\n55\nbogus\n", 11);
-	ok(update(56, HOLD_ACQUIRE) == HOLD_CHANGED, "damaged state with a live job: join, no start");
+	ok(update(56, HOLD_ACQUIRE) == EV_CHANGED, "damaged state with a live job: join, no start");
 	s = state_text();
 	ok(!strcmp(s, "2\n55\n56\n"), "salvaged job kept, file rewritten clean");
 	free(s);
@@ -287,7 +287,7 @@ int main(void)
 		snprintf(slice, sizeof(slice), "%s/cgroup/system.slice", dir);
 		mkdir(slice, 0755);
 	}
-	ok(update(1001, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED), "start=background: first job starts");
+	ok(update(1001, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED), "start=background: first job starts");
 	ok(tu_logged("info: spank_ebpf: ebpf_exporter start queued in ") &&
 	   tu_logged("(start=background: the job does not wait for it)"),
 	   "... and says the start was only queued");
@@ -305,11 +305,11 @@ int main(void)
 		ok(rmdir(p) == 0, "(the double had made its cgroup)");
 	}
 	tu_clear_logs();
-	ok(update(1002, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED | HOLD_RESTARTED) &&
+	ok(update(1002, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED | EV_RESTARTED) &&
 	   tu_logged("is not running although 1 other jobs hold it"),
 	   "a start that failed in the background: the next join notices and starts it again");
 	update(1001, HOLD_RELEASE);
-	ok(update(1002, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED), "the last job stops it");
+	ok(update(1002, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "the last job stops it");
 	s = tu_double_log(dir);
 	ok(strstr(s, "\nstop ebpf_exporter.service count=0 locked=yes\n") != NULL, "... with a plain (waiting) stop: %s", s);
 	free(s);
@@ -326,10 +326,10 @@ int main(void)
 	 * gets through, and so does every one after it. */
 	fresh("ok");
 	tu_write(cfg.state, "2\n5\n", 4);
-	ok(update(7, HOLD_RELEASE) == HOLD_CHANGED,
+	ok(update(7, HOLD_RELEASE) == EV_CHANGED,
 	   "damaged state, epilog of a job holding nothing: no transition, file rewritten clean");
 	ev = update(8, HOLD_ACQUIRE);
-	ok(ev == HOLD_CHANGED, "next prolog goes through (events %d)", ev);
+	ok(ev == EV_CHANGED, "next prolog goes through (events %d)", ev);
 	ok(!tu_logged("hard links"), "no hard-link refusal");
 	s = state_text();
 	ok(!strcmp(s, "2\n5\n8\n"), "state holds the salvaged job and the new one");
@@ -343,7 +343,7 @@ int main(void)
 		ok(s && !strcmp(s, "2\n5\n"), "the damaged bytes are kept in .corrupt");
 		free(s);
 	}
-	ok(update(5, HOLD_RELEASE) == HOLD_CHANGED && update(8, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED),
+	ok(update(5, HOLD_RELEASE) == EV_CHANGED && update(8, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED),
 	   "and later jobs leave normally");
 	return tap_done();
 }

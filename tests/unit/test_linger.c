@@ -108,8 +108,8 @@ int main(void)
 	   strstr(err, "linger must be a whole number of seconds from 0 to 86400"), "linger=86401 refused: %s", err);
 
 	/* The last job leaves: a window, no stop, a timer armed. */
-	ok(update(1, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED), "first job starts the unit");
-	ok(update(1, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_LINGERING), "last job leaves: a window opens, no stop");
+	ok(update(1, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED), "first job starts the unit");
+	ok(update(1, HOLD_RELEASE) == (EV_CHANGED | EV_LINGERING), "last job leaves: a window opens, no stop");
 	ok(tu_logged("info: spank_ebpf: keeping ebpf_exporter for 30 s"), "... and says so");
 	ok(active() && window_file(), "... the unit still runs, the window is recorded");
 	log = run_log();
@@ -124,14 +124,14 @@ int main(void)
 
 	/* A job inside the window: neither stop nor start. */
 	tu_clear_logs();
-	ok(update(2, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_KEPT), "a job joins inside the window: kept");
+	ok(update(2, HOLD_ACQUIRE) == (EV_CHANGED | EV_KEPT), "a job joins inside the window: kept");
 	ok(tu_logged("job 2 joined within the linger window: ebpf_exporter.service keeps running") &&
 	   !window_file(), "... says so; the window is closed");
 	ok(linger_end(&cfg) == 0 && active() && tu_logged("a job joined, the exporter stays"),
 	   "the first window's timer fires: the job holds it, nothing stopped");
 
 	/* Two windows: the earlier timer must not end the later one. */
-	ok(update(2, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_LINGERING), "second job leaves: a new window");
+	ok(update(2, HOLD_RELEASE) == (EV_CHANGED | EV_LINGERING), "second job leaves: a new window");
 	tu_clear_logs();
 	ok(linger_end(&cfg) == 0 && active() && tu_logged("linger window extended by a later job"),
 	   "an earlier timer fires inside the later window: nothing stopped");
@@ -155,7 +155,7 @@ int main(void)
 	bin_file("active", NULL);
 	snprintf(src, sizeof(src), "%s/cgroup/system.slice/ebpf_exporter.service", dir);
 	rmdir(src);
-	ok(update(4, HOLD_ACQUIRE) == (HOLD_CHANGED | HOLD_STARTED) && active(),
+	ok(update(4, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED) && active(),
 	   "unit stopped by hand in the window: the next job starts it");
 
 	/* Reconcile: a live window is left alone; an expired one (its timer
@@ -172,7 +172,7 @@ int main(void)
 		ok(rc == 0 && rep.unit_events == 0 && active() && rep.linger_left > 0,
 		   "reconcile inside a window: left running (%ld s left)", rep.linger_left);
 		expire_window();
-		ok(reconcile_run(&cfg, &ask, false, &rep) == 0 && (rep.unit_events & HOLD_STOPPED) &&
+		ok(reconcile_run(&cfg, &ask, false, &rep) == 0 && (rep.unit_events & EV_STOPPED) &&
 		   !active() && !window_file(), "reconcile after a lost timer: window closed, unit stopped");
 	}
 
@@ -180,7 +180,7 @@ int main(void)
 	update(5, HOLD_ACQUIRE);
 	bin_file("systemd-run.behaviour", "fail");
 	tu_clear_logs();
-	ok(update(5, HOLD_RELEASE) == (HOLD_CHANGED | HOLD_STOPPED) && !active() && !window_file(),
+	ok(update(5, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED) && !active() && !window_file(),
 	   "systemd-run fails: stopped at once, no window left");
 	ok(tu_logged("cannot arm the linger timer:") && tu_logged("exited with status 1"),
 	   "... and says why");

@@ -105,8 +105,8 @@ int main(void)
 
 	/* Running with no holder: stopped. */
 	fresh("0\n", 1, "ok", "");
-	ok(reconcile(false, &rep) == 0 && (rep.unit_events & HOLD_STOPPED) &&
-	   !(rep.unit_events & HOLD_UNIT_FAILED), "unit running, no holder: stopped");
+	ok(reconcile(false, &rep) == 0 && (rep.unit_events & EV_STOPPED) &&
+	   !(rep.unit_events & EV_UNIT_FAILED), "unit running, no holder: stopped");
 	ok(tu_logged("ebpf_exporter.service is running but no job holds it: stopping it"),
 	   "... and says why");
 	ok(stat_of(STAT_STOPS) == 1, "... the stop is counted");
@@ -129,7 +129,7 @@ int main(void)
 	/* Not listed on this node at all (purged, or elsewhere), pending
 	 * again (requeued), or a final state: all gone; the last one stops. */
 	fresh("3\n5\n6\n8\n", 1, "ok", "6|PENDING\n8|NODE_FAIL\n");
-	ok(reconcile(false, &rep) == 0 && rep.removed == 3 && (rep.unit_events & HOLD_STOPPED),
+	ok(reconcile(false, &rep) == 0 && rep.removed == 3 && (rep.unit_events & EV_STOPPED),
 	   "all three gone (unlisted, PENDING, NODE_FAIL): removed, unit stopped");
 	s = state_text();
 	ok(!strcmp(s, "0\n"), "state empty");
@@ -143,14 +143,14 @@ int main(void)
 
 	/* Held and dead: started. */
 	fresh("1\n9\n", 0, "ok", "9|RUNNING\n");
-	ok(reconcile(false, &rep) == 0 && (rep.unit_events & HOLD_STARTED) &&
-	   (rep.unit_events & HOLD_RESTARTED), "held job, unit dead: started");
+	ok(reconcile(false, &rep) == 0 && (rep.unit_events & EV_STARTED) &&
+	   (rep.unit_events & EV_RESTARTED), "held job, unit dead: started");
 	ok(stat_of(STAT_RESTARTS) == 1 && stat_of(STAT_STARTS) == 1, "... counted as a start and a restart");
 
 	/* A single held job slurmctld has forgotten: squeue's single-job
 	 * query fails with "Invalid job id specified": gone. */
 	fresh("1\n11\n", 1, "invalid", "");
-	ok(reconcile(false, &rep) == 0 && rep.removed == 1 && (rep.unit_events & HOLD_STOPPED),
+	ok(reconcile(false, &rep) == 0 && rep.removed == 1 && (rep.unit_events & EV_STOPPED),
 	   "single forgotten job: removed, unit stopped");
 
 	/* Doubt changes nothing: slurmctld down, garbage, a hang. */
@@ -195,7 +195,7 @@ int main(void)
 
 	/* Dry run: decides, changes nothing, takes no lock. */
 	fresh("2\n5\n7\n", 1, "ok", "5|COMPLETED\n7|COMPLETED\n");
-	ok(reconcile(true, &rep) == 0 && rep.removed == 2 && (rep.unit_events & HOLD_STOPPED),
+	ok(reconcile(true, &rep) == 0 && rep.removed == 2 && (rep.unit_events & EV_STOPPED),
 	   "dry run: would remove both and stop");
 	s = state_text();
 	ok(!strcmp(s, "2\n5\n7\n"), "... state untouched");

@@ -66,7 +66,7 @@ int main(void)
 	unlink(p);
 	ok(symlink("/etc/passwd", p) == 0, "counters file replaced by a symlink");
 	tu_clear_logs();
-	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) == 0 && (ev & HOLD_STARTED) &&
+	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) == 0 && (ev & EV_STARTED) &&
 	   tu_logged("is a symbolic link"), "the job still starts the unit; the symlink is refused: logged");
 	unlink(p);
 	tu_write(p, "starts 5\ngarbage here\n", 22);
