@@ -76,7 +76,7 @@ t1=$(date +%s.%N)
 c1=$(cpu_ticks)
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
 cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", (b - a) / hz}')
-diag "$(awk '/spank_ebpf: (prolog|epilog) job/ {n++} END {print n+0}' "$SLURMD_LOG") plugin prolog/epilog lines in the slurmd log"
+diag "$(grep -cE "$(hold_taken_re)|$(hold_released_re)" "$SLURMD_LOG") plugin prolog/epilog lines in the slurmd log"
 ok_if "every job ran (none left, node not drained)" sh -c "! sinfo -h -o %T | grep -qi drain"
 line="e2e-$variant jobs=$jobs wall_s=$wall jobs_per_s=$(awk -v n="$jobs" -v w="$wall" 'BEGIN {printf "%.1f", n / w}') cpu_s=$cpu"
 diag "$line"

@@ -11,7 +11,7 @@
 #           start=background (PACE_FIRST jobs each)
 #   burst   PACE_BURST jobs arriving together on an idle node, PACE_ROUNDS
 #           times: every prolog's duration, start=wait and start=background
-# Prolog durations are the plugin's own figures ("prolog job N done in X
+# Prolog durations are the plugin's own figures ("prolog job N: done in X
 # ms", logged at verbose: slurmd runs with SlurmdDebug=verbose here).
 # Each line appended to $out: "pace-SUITE-CASE key=value...".
 
@@ -60,7 +60,7 @@ _pace_ran() {
 
 # _pace_prologs CURSOR: the prolog durations (ms) logged since CURSOR.
 _pace_prologs() {
-	plugin_log_since "$1" | sed -n 's/.*spank_ebpf: prolog job [0-9]* done in \([0-9.]*\) ms.*/\1/p'
+	plugin_log_since "$1" | sed -n 's/.*spank_ebpf: prolog job [0-9]*: done in \([0-9.]*\) ms.*/\1/p'
 }
 
 # _pace_array NAME TASKS SPEC SCRIPT [SBATCH ARGS...]: a job array as the
@@ -104,7 +104,7 @@ pace_first_job() {
 		j=$(submit "pfirst-$mode-$i" --ebpf) || bail "sbatch --ebpf failed"
 		wait_job_done "$j" 120 || bail "job $j did not finish"
 		ms=$(_pace_prologs "$c")
-		[ -n "$ms" ] || { _sys_show "$(plugin_log_since "$c")"; bail "job $j: no 'prolog job $j done in' line"; }
+		[ -n "$ms" ] || { _sys_show "$(plugin_log_since "$c")"; bail "job $j: no 'prolog job $j: done in' line"; }
 		diag "pace first job, start=$mode: job $j prolog $ms ms"
 		echo "pace-$suite-first-$mode prolog_ms=$ms" >>"$out"
 	done

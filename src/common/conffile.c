@@ -90,7 +90,7 @@ int conffile_load(const char *path, struct config *cfg, char *err, size_t errlen
 		return conffile_read(stdin, "(standard input)", cfg, err, errlen);
 	f = fopen(path, "re");
 	if (!f) {
-		snprintf(err, errlen, "cannot read %.200s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read \"%.200s\": %s", path, strerror(errno));
 		return -1;
 	}
 	rc = conffile_read(f, path, cfg, err, errlen);

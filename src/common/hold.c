@@ -26,15 +26,15 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 	before = set.n;
 	changed = op == HOLD_ACQUIRE ? jobset_add(&set, job) : jobset_remove(&set, job);
 	if (changed < 0) {
-		log_msg(LOG_ERROR, "cannot add job %u: the state already holds %zu jobs",
-			job, set.n);
+		log_msg(LOG_ERROR, "cannot add the job: the state already holds %zu jobs, the most it takes",
+			set.n);
 		goto out;
 	}
 	if (changed == 0) {
 		log_msg(LOG_INFO, op == HOLD_ACQUIRE ?
-			"job %u already holds %s; refcount stays %zu" :
-			"job %u holds no reference on %s; refcount stays %zu",
-			job, cfg->unit, set.n);
+			"the job already holds %s; refcount stays %zu" :
+			"the job holds no reference on %s; refcount stays %zu",
+			cfg->unit, set.n);
 		/* A damaged file is rewritten clean even when nothing changed,
 		 * so that its damage is reported once. */
 		if (damaged && statefile_store(&sf, &set) == 0)
@@ -50,8 +50,8 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 
 	if (before == 0 && set.n > 0) {
 		if (linger_close(&sf) && !unit_is_dead(cfg)) {
-			log_msg(LOG_INFO, "job %u joined within the linger window: %s keeps running",
-				job, cfg->unit);
+			log_msg(LOG_INFO, "joined within the linger window: %s keeps running",
+				cfg->unit);
 			ev |= EV_KEPT;
 		} else {
 			ev |= transition_run(&sf, cfg, TRANSITION_START);

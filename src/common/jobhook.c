@@ -31,29 +31,38 @@ uint32_t jobhook_env_job_id(void)
 void jobhook_run(const struct config *cfg, uint32_t job, bool asked, enum hold_op op)
 {
 	const char *hook = op == HOLD_ACQUIRE ? "prolog" : "epilog";
+	char display[CONFIG_UNIT_MAX];
 	long long t0;
+	int ev = 0;
 
-	asked = asked || cfg->mode == MODE_ALWAYS;
-	if (!asked && op == HOLD_ACQUIRE) {
-		log_msg(LOG_DEBUG, "prolog job %u: no --ebpf, nothing to do", job);
-		return;
-	}
+	bool always = cfg->mode == MODE_ALWAYS;
+
+	if (!asked && !always && op == HOLD_ACQUIRE)
+		return; /* the common case: not even a log line to format */
 	if (!jobset_valid_id(job)) {
-		log_msg(LOG_ERROR, "%s: no valid job ID from Slurm; nothing done", hook);
+		log_set_context("%s", hook);
+		log_msg(LOG_ERROR, "no valid job ID from Slurm (SLURM_JOB_ID); nothing done");
 		return;
 	}
+	log_set_context("%s job %u", hook, job);
 	/* The epilog sees the job's own options, but a prolog run for an
 	 * `srun --ebpf` step sees the step's: such a job may hold the
 	 * exporter without showing --ebpf here. A lock-free look at the
 	 * state settles it without taking the lock for every job. */
-	if (!asked && !hold_is_held(cfg, job)) {
-		log_msg(LOG_DEBUG, "epilog job %u: no --ebpf and no hold, nothing to do", job);
+	if (!asked && !always && !hold_is_held(cfg, job)) {
+		log_msg(LOG_DEBUG, "no --ebpf and no hold, nothing to do");
 		return;
 	}
-	log_msg(LOG_INFO, "%s job %u", hook, job);
+	config_unit_display(cfg, display, sizeof(display));
+	if (op == HOLD_ACQUIRE)
+		log_msg(LOG_INFO, "%s: taking a hold on %s", always ? "mode=always" : "--ebpf", display);
+	else
+		log_msg(LOG_INFO, "releasing its hold on %s", display);
 	t0 = clock_us();
-	hold_update(cfg, job, op, NULL);
+	hold_update(cfg, job, op, &ev);
+	if (ev & EV_UNIT_FAILED)
+		log_msg(LOG_ERROR, "the job is not affected: it runs without the exporter");
 	/* What the job waited for (the lock, and a start with start=wait):
 	 * the figure to look at when a prolog seems slow. */
-	log_msg(LOG_VERBOSE, "%s job %u done in %.1f ms", hook, job, (double)(clock_us() - t0) / 1000.0);
+	log_msg(LOG_VERBOSE, "done in %.1f ms", (double)(clock_us() - t0) / 1000.0);
 }

@@ -53,7 +53,7 @@ static int arm(const struct config *cfg, uint32_t job, long long end)
 	if (runcmd(argv, cfg->timeout * 1000, &res) == 0)
 		return 0;
 	runcmd_describe(&res, cfg->timeout * 1000, why, sizeof(why));
-	log_msg(LOG_ERROR, "cannot arm the linger timer: %s %s; %.200s", run, why, res.output);
+	log_msg(LOG_ERROR, "cannot arm the linger timer: \"%s\" %s; %.200s", run, why, res.output);
 	return -1;
 }
 
@@ -85,7 +85,7 @@ long linger_left(struct statefile *sf)
 	if (statefile_read_aux(sf, ".linger", buf, sizeof(buf), &len) != 0)
 		return -1;
 	if (strncmp(buf, "end ", 4) != 0 || (at = strtoll(buf + 4, &end, 10)) <= 0 || *end != '\n') {
-		log_msg(LOG_ERROR, "linger window file %s.linger is damaged: treated as expired",
+		log_msg(LOG_ERROR, "linger window file \"%s.linger\" is damaged: treated as expired",
 			sf->path);
 		return 0;
 	}

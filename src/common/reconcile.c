@@ -95,7 +95,9 @@ int reconcile_run(const struct config *cfg, const struct slurm_ask *ask, bool dr
 	rep->removed = (size_t)removed;
 	if (!dry_run && (removed > 0 || rep->damaged) && statefile_store(&sf, &set) < 0)
 		goto out;
-	if (removed > 0)
+	if (removed > 0 && dry_run)
+		log_msg(LOG_INFO, "would leave %zu job%s in the state", set.n, set.n == 1 ? "" : "s");
+	else if (removed > 0)
 		log_msg(LOG_INFO, "refcount now %zu", set.n);
 
 	rep->unit = unit_query(cfg, word, sizeof(word));

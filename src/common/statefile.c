@@ -29,12 +29,12 @@ static int check_owner_mode(const struct stat *st, const char *what,
 	if (euid == (uid_t)-1)
 		euid = geteuid(); /* once per process: it does not change */
 	if (st->st_uid != euid) {
-		log_msg(LOG_ERROR, "refusing %s %s: owned by uid %u, not uid %u",
+		log_msg(LOG_ERROR, "refusing %s \"%s\": owned by uid %u, not uid %u",
 			what, path, (unsigned)st->st_uid, (unsigned)euid);
 		return -1;
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-		log_msg(LOG_ERROR, "refusing %s %s: writable by group or others (mode %04o)",
+		log_msg(LOG_ERROR, "refusing %s \"%s\": writable by group or others (mode %04o)",
 			what, path, (unsigned)(st->st_mode & 07777));
 		return -1;
 	}
@@ -47,15 +47,15 @@ static int check_file(int fd, const char *what, const char *path, off_t *size)
 	struct stat st;
 
 	if (fstat(fd, &st) < 0) {
-		log_msg(LOG_ERROR, "cannot stat %s %s: %s", what, path, strerror(errno));
+		log_msg(LOG_ERROR, "cannot stat %s \"%s\": %s", what, path, strerror(errno));
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		log_msg(LOG_ERROR, "refusing %s %s: not a regular file", what, path);
+		log_msg(LOG_ERROR, "refusing %s \"%s\": not a regular file", what, path);
 		return -1;
 	}
 	if (st.st_nlink != 1) {
-		log_msg(LOG_ERROR, "refusing %s %s: it has %lu hard links",
+		log_msg(LOG_ERROR, "refusing %s \"%s\": it has %lu hard links",
 			what, path, (unsigned long)st.st_nlink);
 		return -1;
 	}
@@ -70,9 +70,9 @@ static void refuse_open(const char *what, const char *path, int err)
 
 	/* O_NOFOLLOW on a symlink: ELOOP, or ENOTDIR with O_DIRECTORY. */
 	if (err == ELOOP || (err == ENOTDIR && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
-		log_msg(LOG_ERROR, "refusing %s %s: it is a symbolic link", what, path);
+		log_msg(LOG_ERROR, "refusing %s \"%s\": it is a symbolic link", what, path);
 	else
-		log_msg(LOG_ERROR, "cannot open %s %s: %s", what, path, strerror(err));
+		log_msg(LOG_ERROR, "cannot open %s \"%s\": %s", what, path, strerror(err));
 }
 
 static int open_dir(struct statefile *sf)
@@ -95,7 +95,7 @@ static int open_dir(struct statefile *sf)
 		return -1;
 	}
 	if (fstat(sf->dirfd, &st) < 0) {
-		log_msg(LOG_ERROR, "cannot stat state directory %s: %s", dir, strerror(errno));
+		log_msg(LOG_ERROR, "cannot stat state directory \"%s\": %s", dir, strerror(errno));
 		return -1;
 	}
 	return check_owner_mode(&st, "state directory", dir);
@@ -119,12 +119,12 @@ static int lock_bounded(struct statefile *sf, unsigned int timeout_ms)
 		if (flock(sf->lockfd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EINTR) {
-			log_msg(LOG_ERROR, "cannot lock %s.lock: %s", sf->path, strerror(errno));
+			log_msg(LOG_ERROR, "cannot lock \"%s.lock\": %s", sf->path, strerror(errno));
 			return -1;
 		}
 		if (clock_us() >= deadline) {
 			log_msg(LOG_ERROR,
-				"gave up waiting %u s for the lock on %s.lock: another process holds it (see lock_timeout=)",
+				"gave up waiting %u s for the lock on \"%s.lock\": another process holds it (see lock_timeout=)",
 				timeout_ms / 1000, sf->path);
 			return -1;
 		}
@@ -258,7 +258,7 @@ static void keep_corrupt(struct statefile *sf, const char *buf, size_t len)
 	if (fd >= 0 && close(fd) < 0 && !err)
 		err = errno;
 	if (err)
-		log_msg(LOG_ERROR, "cannot keep a copy of the damaged state as %s.corrupt: %s",
+		log_msg(LOG_ERROR, "cannot keep a copy of the damaged state as \"%s.corrupt\": %s",
 			sf->path, strerror(err));
 }
 
@@ -285,23 +285,23 @@ int statefile_load(struct statefile *sf, struct jobset *set)
 	buf = read_all(fd, small, size, &len);
 	close(fd);
 	if (!buf) {
-		log_msg(LOG_ERROR, "cannot read state file %s: %s", sf->path, strerror(errno));
+		log_msg(LOG_ERROR, "cannot read state file \"%s\": %s", sf->path, strerror(errno));
 		return -1;
 	}
 	rc = jobset_parse(set, buf, len, why, sizeof(why));
 	if (rc < 0) {
 		if (buf != small)
 			free(buf);
-		log_msg(LOG_ERROR, "out of memory reading state file %s", sf->path);
+		log_msg(LOG_ERROR, "out of memory reading state file \"%s\"", sf->path);
 		return -1;
 	}
 	if (rc > 0 && sf->lockfd >= 0) {
 		keep_corrupt(sf, buf, len);
 		log_msg(LOG_ERROR,
-			"state file %s is damaged (%s); kept as %s.corrupt, continuing with the %zu valid job IDs it holds",
+			"state file \"%s\" is damaged (%s); kept as \"%s.corrupt\", continuing with the %zu valid job IDs it holds",
 			sf->path, why, sf->path, set->n);
 	} else if (rc > 0) {
-		log_msg(LOG_ERROR, "state file %s is damaged (%s); it holds %zu valid job IDs",
+		log_msg(LOG_ERROR, "state file \"%s\" is damaged (%s); it holds %zu valid job IDs",
 			sf->path, why, set->n);
 	}
 	if (buf != small)
@@ -353,7 +353,7 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	unlinkat(sf->dirfd, tmpname, 0);
-	log_msg(LOG_ERROR, "cannot update %s file %s%s (%s of %s%s.tmp failed: %s); previous %s kept",
+	log_msg(LOG_ERROR, "cannot update %s file \"%s%s\" (%s of \"%s%s.tmp\" failed: %s); previous %s kept",
 		what, sf->path, suffix, step, sf->path, suffix, strerror(err), what);
 	return -1;
 }
@@ -366,7 +366,7 @@ int statefile_store(struct statefile *sf, const struct jobset *set)
 	int rc;
 
 	if (!buf) {
-		log_msg(LOG_ERROR, "out of memory writing state file %s", sf->path);
+		log_msg(LOG_ERROR, "out of memory writing state file \"%s\"", sf->path);
 		return -1;
 	}
 	len = jobset_format(set, buf, cap);
@@ -403,7 +403,7 @@ int statefile_read_aux(struct statefile *sf, const char *suffix, char *buf,
 	while (n < 0 && errno == EINTR);
 	close(fd);
 	if (n < 0) {
-		log_msg(LOG_ERROR, "cannot read %s: %s", path, strerror(errno));
+		log_msg(LOG_ERROR, "cannot read \"%s\": %s", path, strerror(errno));
 		return -1;
 	}
 	*len = (size_t)n;
@@ -425,7 +425,7 @@ int statefile_remove_aux(struct statefile *sf, const char *suffix)
 	if (unlinkat(sf->dirfd, name, 0) == 0)
 		return 1;
 	if (errno != ENOENT)
-		log_msg(LOG_ERROR, "cannot remove %s%s: %s", sf->path, suffix, strerror(errno));
+		log_msg(LOG_ERROR, "cannot remove \"%s%s\": %s", sf->path, suffix, strerror(errno));
 	return 0;
 }
 

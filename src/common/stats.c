@@ -79,7 +79,7 @@ int stats_load(struct statefile *sf, struct stats *st)
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && stats_parse(st, buf, len) > 0)
-		log_msg(LOG_ERROR, "counters file %s.stats has damaged lines; they count as 0",
+		log_msg(LOG_ERROR, "counters file \"%s.stats\" has damaged lines; they count as 0",
 			sf->path);
 	return 0;
 }

@@ -71,7 +71,7 @@ int unit_action(const struct config *cfg, const char *verb, unsigned long *elaps
 		return 0;
 	}
 	runcmd_describe(&res, cfg->timeout * 1000, why, sizeof(why));
-	log_msg(LOG_ERROR, "failed to %s %s: %s %s %s %s; the job is not affected",
+	log_msg(LOG_ERROR, "failed to %s %s: %s %s %s %s",
 		verb, cfg->unit, cfg->systemctl, verb, cfg->unit, why);
 	log_output(LOG_ERROR, &res);
 	if (elapsed_ms)

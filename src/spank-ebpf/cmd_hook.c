@@ -30,8 +30,8 @@ int cmd_hook(struct cmd *cmd)
 	if (need_root(cmd) < 0)
 		return EXIT_OK; /* said why; never fail the job for the exporter */
 	if (load_config(cmd) < 0) {
-		log_msg(LOG_ERROR, "%s does nothing: the plugin's line in %s cannot be used",
-			cmd->name, cmd->config_path);
+		log_msg(LOG_ERROR, "nothing done: the plugin's line in \"%s\" cannot be used",
+			cmd->config_path);
 		return EXIT_OK;
 	}
 	jobhook_run(&cmd->cfg, jobhook_env_job_id(), jobhook_asked(), op);

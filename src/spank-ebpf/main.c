@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "conffile.h"
+#include "log.h"
 #include "spank-ebpf.h"
 
 #ifndef DEFAULT_CONFIG
@@ -178,6 +179,7 @@ static int cmd_run(struct cmd *cmd, const char *name, int argc, char **argv)
 		if (strcmp(name, commands[i].name) != 0)
 			continue;
 		cmd->name = commands[i].name;
+		log_set_context("%s", cmd->name); /* prolog/epilog name their job */
 		cmd->argc = argc;
 		cmd->argv = argv;
 		return commands[i].run(cmd);

@@ -25,8 +25,25 @@ static void warn_if_not_tmpfs(const char *state)
 	const char *slash = strrchr(state, '/');
 
 	if (statefile_on_tmpfs(state) == 0)
-		log_msg(LOG_ERROR, "state directory %.*s is not on tmpfs: after a reboot the state would still name dead jobs and keep the exporter running; use a directory under /run",
+		log_msg(LOG_ERROR, "state directory \"%.*s\" is not on tmpfs: after a reboot the state would still name dead jobs and keep the exporter running; use a directory under /run",
 			slash == state ? 1 : (int)(slash - state), state);
+}
+
+/* Where slurm_spank_init runs, for the log lines' context. */
+static const char *context_name(spank_context_t ctx)
+{
+	switch (ctx) {
+	case S_CTX_LOCAL:
+		return "srun";
+	case S_CTX_REMOTE:
+		return "slurmstepd";
+	case S_CTX_ALLOCATOR:
+		return "sbatch/salloc";
+	case S_CTX_SLURMD:
+		return "slurmd";
+	default:
+		return "init";
+	}
 }
 
 int ctx_init(spank_t sp, int argc, char **argv)
@@ -37,6 +54,7 @@ int ctx_init(spank_t sp, int argc, char **argv)
 	int bad = config_parse(&cfg, argc, argv, err, sizeof(err));
 	spank_err_t rc;
 
+	log_set_context("%s", context_name(ctx));
 	/* Registered, not exported as a static table: sbatch and salloc only
 	 * see registered options, and an exported spank_options table makes
 	 * spank_option_getopt() lie in the job prolog (see the facts note). */
@@ -62,7 +80,7 @@ int ctx_init(spank_t sp, int argc, char **argv)
 		cfg.linger);
 	warn_if_not_tmpfs(cfg.state);
 	if (access(cfg.systemctl, X_OK) < 0)
-		log_msg(LOG_ERROR, "%s is not an executable file: the exporter cannot be started (set systemctl=)",
+		log_msg(LOG_ERROR, "\"%s\" is not an executable file: the exporter cannot be started (set systemctl=)",
 			cfg.systemctl);
 	return 0;
 }

@@ -23,8 +23,8 @@ int ctx_job(spank_t sp, int argc, char **argv, enum hold_op op)
 	char err[512];
 
 	if (config_parse(&cfg, argc, argv, err, sizeof(err)) < 0) {
-		log_msg(LOG_ERROR, "%s; plugin disabled, %s does nothing", err,
-			op == HOLD_ACQUIRE ? "prolog" : "epilog");
+		log_set_context("%s", op == HOLD_ACQUIRE ? "prolog" : "epilog");
+		log_msg(LOG_ERROR, "%s; plugin disabled, nothing done", err);
 		return 0;
 	}
 	/* The option first: a job without --ebpf in opt-in mode costs no

@@ -237,10 +237,10 @@ restarted_once() {
 	diag "$tag: slurmd restarts (unix times): $line"
 	for h in $CL_NODES; do
 		if [ "$what" = gone ]; then
-			unlike "$tag: $h: the new slurmd has no plugin" "$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" 'spank_ebpf: version'
+			unlike "$tag: $h: the new slurmd has no plugin" "$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" 'spank_ebpf: slurmd: version'
 		else
 			like "$tag: $h: the new slurmd loaded the plugin ($what)" "$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" \
-				"spank_ebpf: version [0-9.]+ loaded: $what"
+				"spank_ebpf: slurmd: version [0-9.]+ loaded: $what"
 		fi
 	done
 }
@@ -392,7 +392,7 @@ a4_rolling() {
 	is "a4: job completed" "$(jstate "$j")" COMPLETED
 	for h in $CL_NODES; do
 		is "a4: $h: the job's epilog stopped the exporter" "$(view "$h"); $(unit_jobs "$h")" "$IDLE; stop"
-		like "a4: $h: the new slurmd ran the epilog" "$(plugin_lines "$h")" "spank_ebpf: epilog job $j"
+		like "a4: $h: the new slurmd ran the epilog" "$(plugin_lines "$h")" "$(hold_released_re "$j")"
 	done
 }
 

@@ -71,7 +71,7 @@ cs_installed() {
 	for h in $CL_NODES; do
 		is "c0: $h: compute role installed" "$(cl_installed "$h")" "slurm-spank-ebpf slurm-spank-ebpf-compute"
 		like "c0: $h: slurmd loaded the plugin" "$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" \
-			'spank_ebpf: version [0-9.]+ loaded: mode=opt-in unit=ebpf_exporter.service'
+			'spank_ebpf: slurmd: version [0-9.]+ loaded: mode=opt-in unit=ebpf_exporter.service'
 		is "c0: $h: stand-in unit disabled, inactive, no programs" \
 			"$(on "$h" ct systemctl is-enabled "$SYS_UNIT" 2>&1); $(view "$h")" "disabled; $IDLE"
 		is "c0: $h: usable" "$(usable "$h")" usable
@@ -234,7 +234,7 @@ cs_slurmd_restart() {
 	is "c6: after the job: both nodes idle" "$(view node1); $(view node2)" "$IDLE; $IDLE"
 	is "c6: node2: one start, one stop" "$(unit_jobs node2)" "start stop"
 	like "c6: node2: the new slurmd ran the epilog and stopped the exporter" "$(plugin_lines node2)" \
-		"spank_ebpf: epilog job $j"
+		"$(hold_released_re "$j")"
 }
 
 # _older_than SECONDS JOB: the job started more than SECONDS ago (Slurm's
@@ -352,7 +352,7 @@ cs_configless() {
 			"$(on "$h" ct ls -A "$cache" | grep -E 'plugstack\.conf\.d|spank_ebpf' )" ""
 		like "c8: $h: slurmd loaded the plugin through the node's own drop-in" \
 			"$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" \
-			'spank_ebpf: version [0-9.]+ loaded: mode=opt-in'
+			'spank_ebpf: slurmd: version [0-9.]+ loaded: mode=opt-in'
 	done
 	n2_job c8 configless --ebpf
 	# Back to configuration files on every host.

@@ -39,5 +39,5 @@ wait_job_done "$j"
 is "two steps: the second step saw the same single hold" "$(snap s3-step2.start.state); $(calls_of "$E2E_DIR/snap/s3-step2.start.calls")" "$(state_of "$j"); $START"
 is "two steps: one start, one stop, state empty" "$(calls); $(state)" "$START
 $STOP; 0"
-is "two steps: one prolog, one epilog" "$(plugin_log_since "$m" | grep -c -E 'spank_ebpf: (prolog|epilog) job')" 2
+is "two steps: one prolog, one epilog" "$(plugin_log_since "$m" | grep -c -E "$(hold_taken_re)|$(hold_released_re)")" 2
 cluster_finish

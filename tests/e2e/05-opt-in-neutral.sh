@@ -9,7 +9,7 @@ e2e_setup
 cluster_start
 
 like "slurmd log shows the plugin's info lines" "$(cat "$SLURMD_LOG")" \
-	"spank_ebpf: version [0-9.]+ loaded: mode=opt-in unit=$UNIT state=$STATE systemctl=$SYSTEMCTL"
+	"spank_ebpf: slurmd: version [0-9.]+ loaded: mode=opt-in unit=$UNIT state=$STATE systemctl=$SYSTEMCTL"
 unlike "slurmd log has no debug lines at this level" "$(cat "$SLURMD_LOG")" "debug[0-9]?:"
 # One --ebpf job first, so that the state file exists ("0") and any write
 # to it would show in its inode or modification time.

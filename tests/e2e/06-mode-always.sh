@@ -7,7 +7,7 @@
 e2e_setup
 cluster_start mode=always
 
-like "slurmd log: mode=always" "$(cat "$SLURMD_LOG")" "spank_ebpf: version [0-9.]+ loaded: mode=always "
+like "slurmd log: mode=always" "$(cat "$SLURMD_LOG")" "spank_ebpf: slurmd: version [0-9.]+ loaded: mode=always "
 reset_calls
 j=$(submit -J s6 "$PAYLOAD" s6 s6)
 wait_started s6

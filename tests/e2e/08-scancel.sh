@@ -16,7 +16,7 @@ scancel "$j"
 wait_job_done "$j"
 is "job cancelled" "$(job_state "$j")" CANCELLED
 is "payload did not finish" "$(test -e "$E2E_DIR/snap/s8.end.time" && echo finished || echo killed)" killed
-like "epilog ran for it" "$(plugin_log_since "$m")" "spank_ebpf: epilog job $j\$"
+like "epilog ran for it" "$(plugin_log_since "$m")" "$(hold_released_re "$j")"
 is "one start, one stop, state empty, exporter inactive" "$(calls); $(state); $(unit_active)" "$START
 $STOP; 0; no"
 ok_if "node not drained" _node_ok

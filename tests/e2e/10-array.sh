@@ -25,7 +25,7 @@ is "exactly one start and one stop" "$(calls)" "$START
 $STOP"
 is "state empty, exporter inactive" "$(state); $(unit_active)" "0; no"
 is "$tasks prologs and $tasks epilogs logged" \
-	"$(plugin_log_since "$m" | grep -c 'spank_ebpf: prolog job') $(plugin_log_since "$m" | grep -c 'spank_ebpf: epilog job')" "$tasks $tasks"
+	"$(plugin_log_since "$m" | grep -cE "$(hold_taken_re)") $(plugin_log_since "$m" | grep -cE "$(hold_released_re)")" "$tasks $tasks"
 is "refcount rose to $tasks and fell to 0 by one" \
 	"$(refcounts_since "$m")" "$(seq 1 $tasks | tr '\n' ' ')$(seq $((tasks - 1)) -1 0 | tr '\n' ' ' | sed 's/ $//')"
 cluster_finish

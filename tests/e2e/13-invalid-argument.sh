@@ -10,8 +10,8 @@ e2e_setup
 check_disabled() {
 	local arg=$1 why=$2 tag=$3 j k out
 	like "$tag: slurmd names the argument and why" "$(cat "$SLURMD_LOG")" \
-		"error: spank_ebpf: invalid plugstack argument \"$arg\": $why"
-	unlike "$tag: no 'loaded' line" "$(cat "$SLURMD_LOG")" "spank_ebpf: version .* loaded"
+		"error: spank_ebpf: slurmd: invalid plugstack argument \"$arg\": $why"
+	unlike "$tag: no 'loaded' line" "$(cat "$SLURMD_LOG")" "spank_ebpf: slurmd: version .* loaded"
 	j=$(submit -J "$tag-ebpf" --ebpf "$PAYLOAD" "$tag-ebpf")
 	is "$tag: sbatch --ebpf accepted, no error shown to the user" "${j:+yes} $(cat "$E2E_DIR/out/sbatch.err")" "yes "
 	k=$(submit -J "$tag-plain" "$PAYLOAD" "$tag-plain")
@@ -24,7 +24,7 @@ check_disabled() {
 	is "$tag: no systemctl call, no state file" "$(calls); $(state)" "; missing"
 	ok_if "$tag: node not drained (state $(node_state), reason '$(node_reason)')" _node_ok
 	like "$tag: the job prolog says the plugin is disabled" "$(cat "$SLURMD_LOG")" \
-		"error: spank_ebpf: invalid plugstack argument \"$arg\": .*plugin disabled, prolog does nothing"
+		"error: spank_ebpf: prolog: invalid plugstack argument \"$arg\": .*plugin disabled, nothing done"
 }
 
 cluster_start colour=blue

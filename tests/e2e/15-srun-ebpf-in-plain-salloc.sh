@@ -15,7 +15,7 @@ like "salloc + srun --ebpf ran the payload" "$out" '^payload s15 done$'
 j=$(snap s15.jobid)
 wait_job_done "$j"
 is "the step's prolog took the hold" "$(snap s15.start.state); $(snap s15.start.active)" "$(state_of "$j"); yes"
-like "the job's epilog released it" "$(plugin_log_since "$m")" "spank_ebpf: epilog job $j\$"
+like "the job's epilog released it" "$(plugin_log_since "$m")" "$(hold_released_re "$j")"
 is "one start, one stop, state empty" "$(calls); $(state); $(unit_active)" "$START
 $STOP; 0; no"
 cluster_finish

@@ -15,7 +15,7 @@ E2E_PLUGIN=none E2E_SLURM_CONF_EXTRA="Prolog=$E2E_DIR/hook
 Epilog=$E2E_DIR/hook" cluster_start
 
 hook_refcounts() {
-	sed -n 's/.*spank_ebpf: refcount now \([0-9]*\).*/\1/p' "$HOOKLOG" | tr '\n' ' ' | sed 's/ $//'
+	refcounts_of <"$HOOKLOG"
 }
 
 reset_calls
@@ -36,7 +36,7 @@ wait_job_done "$b"
 is "one start, one stop" "$(calls)" "start $UNIT count=1 locked=yes
 stop $UNIT count=0 locked=yes"
 is "the Prolog=/Epilog= program's own log: 1 2 1 0" "$(hook_refcounts)" "1 2 1 0"
-like "... with the job IDs" "$(cat "$HOOKLOG")" "info: spank_ebpf: prolog job $a"
+like "... with the job IDs" "$(cat "$HOOKLOG")" "info: $(hold_taken_re "$a")"
 is "both jobs completed" "$(job_state "$a") $(job_state "$b")" "COMPLETED COMPLETED"
 
 # A unit that fails to start: the job runs, the node does not drain.
@@ -44,7 +44,7 @@ behaviour fail
 c=$(submit -J s18-c "$PAYLOAD" s18-c)
 wait_job_done "$c"
 is "failing unit: the job completed" "$(job_state "$c")" COMPLETED
-like "... the failure is logged" "$(cat "$HOOKLOG")" "error: spank_ebpf: failed to start $UNIT"
+like "... the failure is logged" "$(cat "$HOOKLOG")" "error: spank_ebpf: prolog job [0-9]+: failed to start $UNIT"
 like "... node not drained" "$(node_state)" '^(idle|mixed)$'
 behaviour ok
 is "state empty at the end" "$(state)" 0

@@ -23,7 +23,7 @@ is "two jobs, each counted once: state {a,b}" "$(state)" "$(state_of "$a" "$b")"
 hooks=$(cat "$HOOKLOG" "$SLURMD_LOG")
 for j in "$a" "$b"; do
 	is "job $j: both faces ran its prolog; one took it, the other found it held" \
-		"$(printf '%s\n' "$hooks" | grep -c "spank_ebpf: prolog job $j$") $(printf '%s\n' "$hooks" | grep -c "spank_ebpf: job $j already holds $UNIT; refcount stays")" "2 1"
+		"$(printf '%s\n' "$hooks" | grep -cE "$(hold_taken_re "$j")") $(printf '%s\n' "$hooks" | grep -c "spank_ebpf: prolog job $j: the job already holds $UNIT; refcount stays")" "2 1"
 done
 open_gate s19-a
 wait_job_done "$a"
@@ -32,7 +32,7 @@ open_gate s19-b
 wait_job_done "$b"
 is "one start, one stop in all" "$(calls)" "start $UNIT count=1 locked=yes
 stop $UNIT count=0 locked=yes"
-refs=$(cat "$HOOKLOG" "$SLURMD_LOG" | sed -n 's/.*spank_ebpf: refcount now \([0-9]*\).*/\1/p' | sort | tr '\n' ' ')
+refs=$(cat "$HOOKLOG" "$SLURMD_LOG" | refcounts_of | tr ' ' '\n' | sort | tr '\n' ' ')
 is "four changes of the set in all (1 2 1 0, whichever face made them)" "$refs" "0 1 1 2 "
 is "state empty, unit inactive" "$(state); $(unit_active)" "0; no"
 cluster_finish

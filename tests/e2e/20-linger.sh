@@ -28,7 +28,7 @@ a=$(submit -J s20-a --ebpf "$PAYLOAD" s20-a s20-a)
 wait_started s20-a
 open_gate s20-a
 wait_job_done "$a"
-like "the last job leaves: the exporter is kept" "$(plugin_log_since "$m")" 'spank_ebpf: keeping ebpf_exporter for 3 s$'
+like "the last job leaves: the exporter is kept" "$(plugin_log_since "$m")" 'spank_ebpf: epilog job [0-9]+: keeping ebpf_exporter for 3 s$'
 is "... no stop, unit active, window recorded" "$(calls); $(unit_active); $(test -e "$STATE.linger" && echo window)" \
 	"start $UNIT count=1 locked=yes; yes; window"
 like "... a timer armed for 3 s running spank-ebpf linger-end with the plugin's settings, every key" "$(cat "$RUNLOG")" \
@@ -38,7 +38,7 @@ m=$(log_mark)
 b=$(submit -J s20-b --ebpf "$PAYLOAD" s20-b s20-b)
 wait_started s20-b
 like "a job inside the window: kept running" "$(plugin_log_since "$m")" \
-	"spank_ebpf: job $b joined within the linger window: $UNIT keeps running"
+	"spank_ebpf: prolog job $b: joined within the linger window: $UNIT keeps running"
 is "... its payload saw the exporter and no second start" "$(snap s20-b.start.active); $(calls_of "$E2E_DIR/snap/s20-b.start.calls")" \
 	"yes; start $UNIT count=1 locked=yes"
 fire 1
@@ -54,6 +54,6 @@ sleep 3
 fire 2
 is "the window's end: one stop" "$(calls)" "start $UNIT count=1 locked=yes
 stop $UNIT count=0 locked=yes"
-like "... said by linger-end" "$(cat "$E2E_DIR/log/linger.log")" "spank_ebpf: stopping ebpf_exporter after 3 s without jobs"
+like "... said by linger-end" "$(cat "$E2E_DIR/log/linger.log")" "spank_ebpf: linger-end: stopping ebpf_exporter after 3 s without jobs"
 is "state empty, window gone, unit inactive" "$(state); $(test -e "$STATE.linger" && echo window); $(unit_active)" "0; ; no"
 cluster_finish

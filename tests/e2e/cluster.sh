@@ -660,7 +660,7 @@ plugin_log_since() {
 }
 
 refcounts_since() {
-	log_since "$1" | sed -n 's/.*spank_ebpf: refcount now \([0-9]*\).*/\1/p' | tr '\n' ' ' | sed 's/ $//'
+	log_since "$1" | refcounts_of
 }
 
 node_state() {

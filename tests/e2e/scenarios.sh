@@ -79,14 +79,14 @@ scn_epilog_without_prolog() {
 	is "$tag: salloc --ebpf without a step got an allocation" "${s:+yes}" yes || diag "$out"
 	[ -n "$s" ] && wait_job_done "$s"
 	is "$tag: salloc job completed" "$(job_state "$s")" COMPLETED
-	like "$tag: its epilog ran" "$(plugin_log_since "$m")" "spank_ebpf: epilog job $s\$"
+	like "$tag: its epilog ran" "$(plugin_log_since "$m")" "$(hold_released_re "$s")"
 	if [ "$alloc" = yes ]; then
-		like "$tag: with Alloc its prolog ran at allocation" "$(plugin_log_since "$m")" "spank_ebpf: prolog job $s\$"
+		like "$tag: with Alloc its prolog ran at allocation" "$(plugin_log_since "$m")" "$(hold_taken_re "$s")"
 		is "$tag: refcount 2 then 1" "$(refcounts_since "$m")" "2 1"
 	else
-		unlike "$tag: no prolog on the node for it" "$(plugin_log_since "$m")" "prolog job $s\$"
+		unlike "$tag: no prolog on the node for it" "$(plugin_log_since "$m")" "prolog job $s: "
 		like "$tag: its epilog found no hold to release" "$(plugin_log_since "$m")" \
-			"spank_ebpf: job $s holds no reference on $UNIT; refcount stays 1"
+			"spank_ebpf: epilog job $s: the job holds no reference on $UNIT; refcount stays 1"
 		is "$tag: refcount never changed" "$(refcounts_since "$m")" ""
 	fi
 	is "$tag: running job still holds the exporter, which was not stopped" \
@@ -125,16 +125,18 @@ stop $UNIT"
 		log=$(plugin_log_since "$m")
 		if [ "$b" = fail ]; then
 			like "$tag/$b: error names the unit and the cause (start)" "$log" \
-				"error: spank_ebpf: failed to start $UNIT: $SYSTEMCTL start $UNIT exited with status 1; the job is not affected"
+				"error: spank_ebpf: prolog job $j: failed to start $UNIT: $SYSTEMCTL start $UNIT exited with status 1$"
 			like "$tag/$b: systemctl's own message is logged" "$log" \
-				"error: spank_ebpf: systemctl: Job for $UNIT failed because the control process exited with error code."
+				"error: spank_ebpf: prolog job $j: systemctl: Job for $UNIT failed because the control process exited with error code."
 			like "$tag/$b: error names the unit and the cause (stop)" "$log" \
-				"error: spank_ebpf: failed to stop $UNIT: $SYSTEMCTL stop $UNIT exited with status 1; the job is not affected"
+				"error: spank_ebpf: epilog job $j: failed to stop $UNIT: $SYSTEMCTL stop $UNIT exited with status 1$"
 		else
 			like "$tag/$b: error names the unit and the timeout (start)" "$log" \
-				"error: spank_ebpf: failed to start $UNIT: $SYSTEMCTL start $UNIT timed out after 2 s and was killed; the job is not affected"
+				"error: spank_ebpf: prolog job $j: failed to start $UNIT: $SYSTEMCTL start $UNIT timed out after 2 s and was killed$"
 			like "$tag/$b: error names the unit and the timeout (stop)" "$log" \
-				"error: spank_ebpf: failed to stop $UNIT: $SYSTEMCTL stop $UNIT timed out after 2 s and was killed; the job is not affected"
+				"error: spank_ebpf: epilog job $j: failed to stop $UNIT: $SYSTEMCTL stop $UNIT timed out after 2 s and was killed$"
+			like "$tag/$b: ... and that the job is not affected" "$log" \
+				"error: spank_ebpf: epilog job $j: the job is not affected: it runs without the exporter$"
 			is "$tag/$b: no hung systemctl left" "$(double_procs)" ""
 		fi
 	done

@@ -99,28 +99,34 @@ while IFS='|' read -r code doc; do
 		failed=$((failed + 1))
 	fi
 done <<'EOF'
-version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s linger=%us|version VERSION loaded: mode=opt-in unit=ebpf_exporter.service state=... systemctl=... timeout=10s lock_timeout=60s start=wait linger=0s
-%s job %u|prolog job 42
+spank_ebpf: %s%s|spank_ebpf: context: message
+"slurmd"|slurmd: version VERSION loaded: mode=opt-in unit=ebpf_exporter.service state=... systemctl=... timeout=10s lock_timeout=60s start=wait linger=0s
+version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s linger=%us|version VERSION loaded: mode=opt-in
+"%s job %u", hook, job|prolog job 42: --ebpf: taking a hold on ebpf_exporter
+"%s: taking a hold on %s", always ? "mode=always" : "--ebpf"|prolog job 42: mode=always: taking a hold on ebpf_exporter
+releasing its hold on %s|epilog job 42: releasing its hold on ebpf_exporter
 refcount now %zu|refcount now 1
 "starting" : "stopping"|starting ebpf_exporter
 "started" : "stopped"|ebpf_exporter started in 850 ms
+done in %.1f ms|done in 851.2 ms
 keeping %s for %u s|keeping ebpf_exporter for 60 s
-joined within the linger window: %s keeps running|job 43 joined within the linger window: ebpf_exporter.service keeps running
-stopping %s after %u s without jobs|stopping ebpf_exporter after 60 s without jobs
+joined within the linger window: %s keeps running|joined within the linger window: ebpf_exporter.service keeps running
+stopping %s after %u s without jobs|linger-end: stopping ebpf_exporter after 60 s without jobs
 start queued in %lu ms (start=background: the job does not wait for it)|ebpf_exporter start queued in 12 ms (start=background: the job does not wait for it)
-job %u already holds %s; refcount stays %zu|job 42 already holds ebpf_exporter.service; refcount stays 1
-job %u holds no reference on %s; refcount stays %zu|job 42 holds no reference on ebpf_exporter.service; refcount stays 0
-failed to %s %s: %s %s %s %s; the job is not affected|failed to start ebpf_exporter.service: /usr/bin/systemctl start ebpf_exporter.service exited with status 5; the job is not affected
+the job already holds %s; refcount stays %zu|the job already holds ebpf_exporter.service; refcount stays 1
+the job holds no reference on %s; refcount stays %zu|the job holds no reference on ebpf_exporter.service; refcount stays 0
+failed to %s %s: %s %s %s %s|failed to start ebpf_exporter.service: /usr/bin/systemctl start ebpf_exporter.service exited with status 5
+the job is not affected: it runs without the exporter|the job is not affected: it runs without the exporter
 timed out after %u s and was killed|timed out after 10 s and was killed
 could not be executed: %s|could not be executed: No such file or directory
-invalid plugstack argument|invalid plugstack argument "mode=on": mode must be "opt-in" or "always"
+invalid plugstack argument|slurmd: invalid plugstack argument "mode=on": mode must be "opt-in" or "always"
 the plugin is disabled on this node, jobs run without the exporter|the plugin is disabled on this node, jobs run without the exporter
-it is a symbolic link|refusing state file /run/ebpf_exporter.refcount: it is a symbolic link
+it is a symbolic link|refusing state file "/run/ebpf_exporter.refcount": it is a symbolic link
 owned by uid %u, not uid %u|owned by uid 1000, not uid 0
 writable by group or others (mode %04o)|writable by group or others (mode 0666)
 it has %lu hard links|it has 2 hard links
-is damaged (%s); kept as %s.corrupt, continuing with the %zu valid job IDs it holds|is damaged (...); kept as /run/ebpf_exporter.refcount.corrupt, continuing with the 3 valid job IDs it holds
-gave up waiting %u s for the lock on %s.lock|gave up waiting 30 s for the lock on /run/ebpf_exporter.refcount.lock
+is damaged (%s); kept as \"%s.corrupt\", continuing with the %zu valid job IDs it holds|is damaged (...); kept as "/run/ebpf_exporter.refcount.corrupt", continuing with the 3 valid job IDs it holds
+gave up waiting %u s for the lock on \"%s.lock\"|gave up waiting 30 s for the lock on "/run/ebpf_exporter.refcount.lock"
 EOF
 like "diagnostics: the version line names this version" "$flat" "version $VERSION loaded: mode=opt-in"
 

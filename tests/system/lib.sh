@@ -790,7 +790,7 @@ admin_log_since() {
 }
 
 refcounts_since() {
-	plugin_log_since "$1" | sed -n 's/.*spank_ebpf: refcount now \([0-9]*\).*/\1/p' | tr '\n' ' ' | sed 's/ $//'
+	plugin_log_since "$1" | refcounts_of
 }
 
 # The unit's journal as JSON since CURSOR ($2: the unit, default the

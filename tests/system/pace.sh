@@ -37,7 +37,7 @@ scn_linger() {
 	is "linger: first job done: state empty, exporter still active, programs loaded" \
 		"$(state_count); $(is_active); $(progs)" "0; active; 2"
 	like "linger: the epilog kept it (slurmd journal)" "$(plugin_log_since "$c")" \
-		"spank_ebpf: keeping ebpf_exporter(\.service)? for $SYS_LINGER s"
+		"spank_ebpf: epilog job [0-9]+: keeping ebpf_exporter(\.service)? for $SYS_LINGER s"
 	like "linger: a transient timer ends the window" \
 		"$(ct systemctl list-timers --all --no-pager 2>&1)" 'spank-ebpf-linger-[0-9]+-[0-9]+\.timer'
 	# What the timer will run, as systemd holds it: every setting, with
@@ -56,7 +56,7 @@ scn_linger() {
 	is "linger: a job inside the window: state {b}, the same exporter process" \
 		"$(state); $pid2" "$(state_of "$b"); $pid1"
 	like "linger: it joined the running exporter (slurmd journal)" "$(plugin_log_since "$c")" \
-		"spank_ebpf: job $b joined within the linger window"
+		"spank_ebpf: prolog job $b: joined within the linger window"
 	is "linger: no second start and no stop so far (unit journal)" "$(unit_jobs_since "$c")" start
 	release slinger-b
 	wait_job_done "$b"
@@ -74,7 +74,7 @@ scn_linger() {
 	log=$(admin_log_since "$c")
 	diag "linger: spank-ebpf lines: $(echo "$log" | tr '\n' '|')"
 	like "linger: the timer's spank-ebpf linger-end stopped it" "$log" \
-		"stopping ebpf_exporter(\.service)? after $SYS_LINGER s without jobs"
+		"spank_ebpf: linger-end: stopping ebpf_exporter(\.service)? after $SYS_LINGER s without jobs"
 	is "linger: no window file left" "$(ct sh -c "ls $SYS_STATE.linger 2>&1 >/dev/null | wc -l")" 1
 	_pace_reset
 }
@@ -142,7 +142,7 @@ scn_background() {
 	wait_started sbg-h
 	wait_for 30 "the exporter active again" active is_active
 	like "background: the next job found it dead and started it again" "$(plugin_log_since "$c")" \
-		"spank_ebpf: ebpf_exporter(\.service)? is not running although 1 other jobs hold it; starting it again"
+		"spank_ebpf: prolog job [0-9]+: ebpf_exporter(\.service)? is not running although 1 other jobs hold it; starting it again"
 	is "background: healed: state {a,b}, active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
 	release sbg-f
@@ -208,7 +208,7 @@ scn_runinjob() {
 	log=$(admin_log_since "$c")
 	diag "RunInJob: spank-ebpf lines: $(echo "$log" | tr '\n' '|')"
 	is "RunInJob: refcount 1 2 1 0 from the Prolog=/Epilog= program" \
-		"$(echo "$log" | sed -n 's/.*refcount now \([0-9]*\).*/\1/p' | tr '\n' ' ' | sed 's/ $//')" "1 2 1 0"
+		"$(echo "$log" | refcounts_of)" "1 2 1 0"
 	is "RunInJob: exactly one start and one stop (unit journal)" "$(unit_jobs_since "$c")" "start stop"
 	is "RunInJob: no SPANK job prolog/epilog line (slurmd skips them)" "$(plugin_log_since "$c")" ""
 	is "RunInJob: jobs completed, node usable" \
@@ -245,8 +245,8 @@ scn_both_faces() {
 	prog=$(admin_log_since "$c")
 	diag "both faces: plugin: $(echo "$log" | tr '\n' '|')"
 	diag "both faces: program: $(echo "$prog" | tr '\n' '|')"
-	like "both faces: the plugin's prolog ran for job $a" "$log" "spank_ebpf: prolog job $a\$"
-	like "both faces: the Prolog= program ran for job $a" "$prog" "spank_ebpf: prolog job $a\$"
+	like "both faces: the plugin's prolog ran for job $a" "$log" "$(hold_taken_re "$a")"
+	like "both faces: the Prolog= program ran for job $a" "$prog" "$(hold_taken_re "$a")"
 	unlike "both faces: no refcount above 2" "$log
 $prog" 'refcount now ([3-9]|[1-9][0-9])'
 	is "both faces: jobs completed" "$(job_state "$a") $(job_state "$b")" "COMPLETED COMPLETED"
@@ -260,7 +260,7 @@ $prog" 'refcount now ([3-9]|[1-9][0-9])'
 	wait_job_done "$a"
 	prog=$(admin_log_since "$c")
 	case $prog in
-	*"prolog job $a"*) diag "both faces, opt-in, Slurm $SLURM_MAJMIN without RunInJob: the Prolog= program saw --ebpf" ;;
+	*"prolog job $a: "*) diag "both faces, opt-in, Slurm $SLURM_MAJMIN without RunInJob: the Prolog= program saw --ebpf" ;;
 	*) diag "both faces, opt-in, Slurm $SLURM_MAJMIN without RunInJob: the Prolog= program did not see --ebpf (the plugin held the job)" ;;
 	esac
 	is "both faces, opt-in: the job was held once (refcounts 1 and 0 only), one start and one stop" \

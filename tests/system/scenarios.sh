@@ -23,7 +23,7 @@ installed slurm-spank-ebpf-submit"
 		echo "ok $n # SKIP packages not built (interim make install)"
 	fi
 	like "slurmd loaded the plugin at start" "$(slurmd_log_since "$c")" \
-		'spank_ebpf: version [0-9.]+ loaded: mode=opt-in unit=ebpf_exporter.service'
+		'spank_ebpf: slurmd: version [0-9.]+ loaded: mode=opt-in unit=ebpf_exporter.service'
 	unlike "no incompatible plugin version or load error" "$(slurmd_log_since "$c")" \
 		'Incompatible plugin version|spank.*(error|failed).*spank_ebpf'
 	like "sbatch --help shows --ebpf" "$(ctu sbatch --help 2>&1)" '^ +--ebpf +Enable eBPF'
@@ -153,7 +153,9 @@ scn_broken_unit() {
 	log=$(plugin_log_since "$c")
 	diag "s5: plugin lines: $(echo "$log" | tr '\n' '|')"
 	like "s5: the error is in the slurmd journal" "$log" \
-		'spank_ebpf: failed to start ebpf_exporter\.service: .*exited with status [1-9][0-9]*.*the job is not affected'
+		'spank_ebpf: prolog job [0-9]+: failed to start ebpf_exporter\.service: .*exited with status [1-9][0-9]*'
+	like "s5: ... and that the job is not affected" "$log" \
+		'spank_ebpf: prolog job [0-9]+: the job is not affected: it runs without the exporter'
 	unlike "s5: no prolog/epilog failure from Slurm in the slurmd journal" \
 		"$(slurmd_log_since "$c" | grep -v 'spank_ebpf:')" \
 		'spank/(prolog|epilog) returned status|(prolog|epilog) failed|Prolog error|Epilog error|[Dd]rain'
@@ -192,7 +194,7 @@ scn_killed_restart() {
 	wait_job_done "$b"
 	is "kill: stopped after both jobs" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
 	like "kill: the slurmd journal says why it started the exporter again" "$(plugin_log_since "$c")" \
-		"spank_ebpf: ebpf_exporter\.service is not running although 1 other jobs? holds? it; starting it again"
+		"spank_ebpf: prolog job [0-9]+: ebpf_exporter\.service is not running although 1 other jobs? holds? it; starting it again"
 	is "kill: start (job a), start again (job b), one stop" "$(unit_jobs_since "$c")" "start start stop"
 	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
 }
@@ -312,7 +314,7 @@ scn_template() {
 	is "template: refcount 1 2 1 0 in the slurmd journal" "$(refcounts_since "$c")" "1 2 1 0"
 	log=$(plugin_log_since "$c")
 	diag "template: plugin lines: $(echo "$log" | tr '\n' '|')"
-	like "template: the slurmd journal has the joining job's prolog" "$log" "spank_ebpf: prolog job $b\$"
+	like "template: the slurmd journal has the joining job's prolog" "$log" "$(hold_taken_re "$b")"
 	unlike "template: no \"is not running although\" line (the running instance was seen)" "$log" 'is not running although'
 	plugin_args mode=opt-in
 	sys_restart_slurmd || bail "slurmd did not restart with mode=opt-in"

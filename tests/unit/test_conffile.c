@@ -46,7 +46,7 @@ int main(void)
 	   strstr(err, "lock_timeout (60 s, the default) must be more than 3 x timeout"),
 	   "the lock rule too: %s", err);
 	ok(conffile_load("/nonexistent/plug.conf", &cfg, err, sizeof(err)) < 0 &&
-	   !strcmp(err, "cannot read /nonexistent/plug.conf: No such file or directory"),
+	   !strcmp(err, "cannot read \"/nonexistent/plug.conf\": No such file or directory"),
 	   "a missing file: %s", err);
 	return tap_done();
 }

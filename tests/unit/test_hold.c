@@ -35,11 +35,7 @@ static char *state_text(void)
 
 static int update(uint32_t job, enum hold_op op)
 {
-	int ev = 0;
-
-	if (hold_update(&cfg, job, op, &ev) < 0)
-		return -1;
-	return ev;
+	return tu_hold(&cfg, job, op);
 }
 
 static void fresh(const char *behaviour)
@@ -69,10 +65,10 @@ int main(void)
 	s = state_text();
 	ok(!strcmp(s, "1\n101\n"), "state shows 1");
 	free(s);
-	ok(tu_logged("info: spank_ebpf: refcount now 1") &&
-	   tu_logged("info: spank_ebpf: starting ebpf_exporter\n"),
+	ok(tu_logged("info: spank_ebpf: prolog job 101: refcount now 1") &&
+	   tu_logged("info: spank_ebpf: prolog job 101: starting ebpf_exporter\n"),
 	   "logs \"refcount now 1\" and \"starting ebpf_exporter\"");
-	ok(tu_logged("info: spank_ebpf: ebpf_exporter started in ") &&
+	ok(tu_logged("info: spank_ebpf: prolog job 101: ebpf_exporter started in ") &&
 	   strstr(tu_logs(), "starting ebpf_exporter\n") <
 	   strstr(tu_logs(), "ebpf_exporter started in "),
 	   "then logs how long the start took, after it");
@@ -88,7 +84,7 @@ int main(void)
 	ok(update(102, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "last epilog stops");
 	ok(tu_logged("refcount now 0") && tu_logged("stopping ebpf_exporter\n"),
 	   "logs \"refcount now 0\" and \"stopping ebpf_exporter\"");
-	ok(tu_logged("info: spank_ebpf: ebpf_exporter stopped in "),
+	ok(tu_logged("info: spank_ebpf: epilog job 102: ebpf_exporter stopped in "),
 	   "and how long the stop took");
 	s = state_text();
 	ok(!strcmp(s, "0\n"), "state empty");
@@ -104,13 +100,13 @@ int main(void)
 	fresh("ok");
 	update(201, HOLD_ACQUIRE);
 	ok(update(999, HOLD_RELEASE) == 0, "epilog of a job that never ran its prolog: no-op");
-	ok(tu_logged("job 999 holds no reference"), "... and says so");
+	ok(tu_logged("epilog job 999: the job holds no reference"), "... and says so");
 	s = state_text();
 	ok(!strcmp(s, "1\n201\n"), "the running job keeps its hold");
 	free(s);
 
 	/* Repeated prolog / epilog, and requeue (same ID again). */
-	ok(update(201, HOLD_ACQUIRE) == 0 && tu_logged("job 201 already holds"),
+	ok(update(201, HOLD_ACQUIRE) == 0 && tu_logged("prolog job 201: the job already holds"),
 	   "repeated prolog: no change");
 	ok(update(201, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "epilog stops");
 	ok(update(201, HOLD_RELEASE) == 0, "repeated epilog: no change, no second stop");
@@ -127,7 +123,7 @@ int main(void)
 	ev = update(301, HOLD_ACQUIRE);
 	ok(ev == (EV_CHANGED | EV_STARTED | EV_UNIT_FAILED),
 	   "failed start reported, hold recorded");
-	ok(tu_logged("error: spank_ebpf: failed to start ebpf_exporter.service:") &&
+	ok(tu_logged("error: spank_ebpf: prolog job 301: failed to start ebpf_exporter.service:") &&
 	   tu_logged("exited with status 1"), "error names the unit and the exit status");
 	ok(tu_logged("systemctl: Job for ebpf_exporter.service failed"),
 	   "systemctl's own message is in the log");
@@ -288,7 +284,7 @@ int main(void)
 		mkdir(slice, 0755);
 	}
 	ok(update(1001, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED), "start=background: first job starts");
-	ok(tu_logged("info: spank_ebpf: ebpf_exporter start queued in ") &&
+	ok(tu_logged("info: spank_ebpf: prolog job 1001: ebpf_exporter start queued in ") &&
 	   tu_logged("(start=background: the job does not wait for it)"),
 	   "... and says the start was only queued");
 	s = tu_double_log(dir);

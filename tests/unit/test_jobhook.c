@@ -74,11 +74,11 @@ int main(void)
 	free(s);
 	jobhook_run(&cfg, 9, true, HOLD_ACQUIRE);
 	s = state_text();
-	ok(!strcmp(s, "1\n9\n") && tu_logged("job 9 already holds"),
+	ok(!strcmp(s, "1\n9\n") && tu_logged("prolog job 9: the job already holds"),
 	   "the same job through a second face: counted once");
 	free(s);
 	tu_clear_logs();
 	jobhook_run(&cfg, 0, true, HOLD_ACQUIRE);
-	ok(tu_logged("prolog: no valid job ID from Slurm; nothing done"), "no job ID: nothing done, said");
+	ok(tu_logged("spank_ebpf: prolog: no valid job ID from Slurm (SLURM_JOB_ID); nothing done"), "no job ID: nothing done, said");
 	return tap_done();
 }

@@ -12,6 +12,7 @@
 
 #include "hold.h"
 #include "linger.h"
+#include "log.h"
 #include "reconcile.h"
 #include "tap.h"
 #include "testutil.h"
@@ -65,9 +66,14 @@ static int window_file(void)
 
 static int update(uint32_t job, enum hold_op op)
 {
-	int ev = 0;
+	return tu_hold(&cfg, job, op);
+}
 
-	return hold_update(&cfg, job, op, &ev) < 0 ? -1 : ev;
+/* The timer's run, as spank-ebpf linger-end makes it. */
+static int end_window(void)
+{
+	log_set_context("linger-end");
+	return linger_end(&cfg);
 }
 
 int main(void)
@@ -110,7 +116,7 @@ int main(void)
 	/* The last job leaves: a window, no stop, a timer armed. */
 	ok(update(1, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED), "first job starts the unit");
 	ok(update(1, HOLD_RELEASE) == (EV_CHANGED | EV_LINGERING), "last job leaves: a window opens, no stop");
-	ok(tu_logged("info: spank_ebpf: keeping ebpf_exporter for 30 s"), "... and says so");
+	ok(tu_logged("info: spank_ebpf: epilog job 1: keeping ebpf_exporter for 30 s"), "... and says so");
 	ok(active() && window_file(), "... the unit still runs, the window is recorded");
 	log = run_log();
 	/* Every setting, canonical (the unit with its suffix, the defaults
@@ -125,24 +131,24 @@ int main(void)
 	/* A job inside the window: neither stop nor start. */
 	tu_clear_logs();
 	ok(update(2, HOLD_ACQUIRE) == (EV_CHANGED | EV_KEPT), "a job joins inside the window: kept");
-	ok(tu_logged("job 2 joined within the linger window: ebpf_exporter.service keeps running") &&
+	ok(tu_logged("prolog job 2: joined within the linger window: ebpf_exporter.service keeps running") &&
 	   !window_file(), "... says so; the window is closed");
-	ok(linger_end(&cfg) == 0 && active() && tu_logged("a job joined, the exporter stays"),
+	ok(end_window() == 0 && active() && tu_logged("a job joined, the exporter stays"),
 	   "the first window's timer fires: the job holds it, nothing stopped");
 
 	/* Two windows: the earlier timer must not end the later one. */
 	ok(update(2, HOLD_RELEASE) == (EV_CHANGED | EV_LINGERING), "second job leaves: a new window");
 	tu_clear_logs();
-	ok(linger_end(&cfg) == 0 && active() && tu_logged("linger window extended by a later job"),
+	ok(end_window() == 0 && active() && tu_logged("linger window extended by a later job"),
 	   "an earlier timer fires inside the later window: nothing stopped");
 
 	/* The window ends with no job: stopped, once. */
 	expire_window();
 	tu_clear_logs();
-	ok(linger_end(&cfg) == 0 && !active() && !window_file(), "the window's end: stopped, window gone");
-	ok(tu_logged("info: spank_ebpf: stopping ebpf_exporter after 30 s without jobs"), "... and says so");
+	ok(end_window() == 0 && !active() && !window_file(), "the window's end: stopped, window gone");
+	ok(tu_logged("info: spank_ebpf: linger-end: stopping ebpf_exporter after 30 s without jobs"), "... and says so");
 	tu_clear_logs();
-	ok(linger_end(&cfg) == 0 && tu_logged("already closed"), "a second timer for it: nothing to do");
+	ok(end_window() == 0 && tu_logged("already closed"), "a second timer for it: nothing to do");
 	s = tu_double_log(dir);
 	ok(!strcmp(s, "start ebpf_exporter.service count=1 locked=yes\n"
 		      "stop ebpf_exporter.service count=0 locked=yes\n"),
@@ -197,7 +203,7 @@ int main(void)
 		expire_window();
 		a = fork();
 		if (a == 0)
-			_exit(linger_end(&cfg) == 0 ? 0 : 1);
+			_exit(end_window() == 0 ? 0 : 1);
 		b = fork();
 		if (b == 0)
 			_exit(update(200 + (uint32_t)i, HOLD_ACQUIRE) < 0);
@@ -209,7 +215,7 @@ int main(void)
 		free(s);
 		update(200 + (uint32_t)i, HOLD_RELEASE);
 		expire_window();
-		linger_end(&cfg);
+		end_window();
 		if (active())
 			bad++;
 	}

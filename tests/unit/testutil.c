@@ -51,6 +51,14 @@ void tu_cleanup(void)
 	scratch[0] = '\0';
 }
 
+int tu_hold(const struct config *cfg, uint32_t job, enum hold_op op)
+{
+	int ev = 0;
+
+	log_set_context("%s job %u", op == HOLD_ACQUIRE ? "prolog" : "epilog", job);
+	return hold_update(cfg, job, op, &ev) < 0 ? -1 : ev;
+}
+
 static void capture_sink(enum log_level level, const char *msg)
 {
 	static const char *const names[] = { "error", "info", "verbose", "debug" };

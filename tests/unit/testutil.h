@@ -5,8 +5,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
+#include "hold.h"
 #include "slurmjobs.h"
 
 /* A fresh 0755 directory under $TU_TMPDIR (else /dev/shm when writable, else
@@ -39,6 +41,10 @@ char *tu_double_log(const char *dir);
 void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 	       const char *answer);
 char *tu_squeue_log(const char *dir);
+
+/* hold_update() as a face calls it, with the log context a face sets
+ * ("prolog job N", "epilog job N"): the event bits, or -1. */
+int tu_hold(const struct config *cfg, uint32_t job, enum hold_op op);
 
 /* Whole file into a malloc'd NUL-terminated string (NULL if missing). */
 char *tu_slurp(const char *path);
