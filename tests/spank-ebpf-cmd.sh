@@ -78,7 +78,7 @@ is "invalid line on stdin: exit 1, the plugin's message" "$rc $err" \
 run check-config - <<<"optional spank_ebpf.so timeout=10 lock_timeout=30"
 like "the lock rule, naming both keys" "$rc $err" '^1 .*"lock_timeout=30": lock_timeout \(30 s\) must be more than 3 x timeout \(3 x 10 s = 30 s\)'
 run check-config /nonexistent.conf
-is "missing file: exit 1" "$rc $err" "1 spank-ebpf: check-config: cannot read /nonexistent.conf: No such file or directory"
+is "missing file: exit 1" "$rc $err" "1 spank-ebpf: check-config: cannot read \"/nonexistent.conf\": No such file or directory"
 run -c /nonexistent.conf status
 is "status with a missing config: exit 2 (cannot tell)" "$rc" 2
 
@@ -123,13 +123,38 @@ is "damaged state: anomaly state_damaged, salvaged ID shown" "$rc $(json '[a["ki
 ln -sf /etc/hostname "$d/state.link" && rm -f "$d/state" && ln -s /etc/hostname "$d/state"
 run -c "$conf" $S --json
 is "a symlinked state: cannot tell, exit 2" "$rc $(json 'd["state"]["readable"], [u["kind"] for u in d["unknowns"]]')" "2 (False, ['state_unreadable'])"
-rm -f "$d/state" "$d/state.link"
+is "... what the state would say is unknown, not 0: count, jobs, linger_left null" \
+	"$(json 'd["state"]["count"], d["state"]["jobs"], d["state"]["linger_left"]')" "(None, None, None)"
+run -c "$conf" $S
+like "... text: the state unreadable" "$out" '^state .*: unreadable$'
+like "... text: the linger window unknown" "$out" '^linger window: unknown$'
+unlike "... text: no window length made up" "$out" 'linger window: [0-9]+ s left'
+run -c "$conf" metrics --textfile "$d/prom"
+is "metrics --textfile with the state unreadable: cannot tell (2), file written" \
+	"$rc $(grep '^spank_ebpf_state_readable' "$d/prom/spank_ebpf.prom")" "2 spank_ebpf_state_readable 0"
+run -c "$conf" metrics
+is "metrics on stdout with the state unreadable: cannot tell (2)" "$rc $(echo "$out" | grep '^spank_ebpf_state_readable')" "2 spank_ebpf_state_readable 0"
+rm -f "$d/state" "$d/state.link" "$d/prom/spank_ebpf.prom"
+# A state directory the plugin refuses (writable by others): nothing of
+# the state can be read, its window neither.
+mkdir -m 0777 "$d/gw" && chmod 0777 "$d/gw"
+printf '%s\n' "optional /usr/lib/slurm/spank_ebpf.so systemctl=$d/bin/systemctl state=$d/gw/state timeout=2 lock_timeout=7" >"$d/gw.conf"
+run -c "$d/gw.conf" $S
+is "a refused state directory: cannot tell (2)" "$rc" 2
+like "... text: the linger window unknown" "$out" '^linger window: unknown$'
+unlike "... text: no window length made up" "$out" 'linger window: [0-9]+ s left'
+run -c "$d/gw.conf" $S --json
+is "... JSON: count, jobs, linger_left null" \
+	"$(json 'd["state"]["count"], d["state"]["jobs"], d["state"]["linger_left"]')" "(None, None, None)"
 
 # --- reconcile ---
 state '2\n5\n7\n'; active yes; sq ok '5|RUNNING\n'
 run -c "$conf" $R --dry-run
 is "dry run: exit 0, says what it would do" "$rc $out" "0 dry run: 2 held, 1 would be removed; unit active"
 is "... state untouched" "$(cat "$d/state")" "$(printf '2\n5\n7')"
+unlike "... and logs no refcount it did not set" "$err" 'refcount now'
+like "... but what it would leave" "$err" 'reconcile: would leave 1 job in the state$'
+
 run -c "$conf" $R
 is "reconcile: removes the gone job" "$rc $out" "0 2 held, 1 removed; unit active"
 is "... state" "$(cat "$d/state")" "$(printf '1\n5')"
@@ -143,11 +168,22 @@ run -c "$conf" $R
 is "last job gone: removed, unit stopped" "$rc $out" "0 1 held, 1 removed; unit active, stopped"
 is "... unit really stopped (double)" "$(test -e "$d/bin/active" && echo active || echo inactive)" inactive
 
+# A start or stop reconcile runs that fails: exit 1 (an anomaly it could
+# not mend), and no word of a job (there is none).
+state '1\n5\n'; active no; sq ok '5|RUNNING\n'; echo fail-actions >"$d/bin/behaviour"
+run -c "$conf" $R
+is "reconcile whose start fails: exit 1" "$rc $out" "1 1 held, 0 removed; unit inactive, started (failed)"
+like "... the failure logged" "$err" 'error: spank_ebpf: reconcile: failed to start ebpf_exporter.service:'
+unlike "... no word of a job" "$err" 'the job'
+rm -f "$d/bin/behaviour"; state ''; sq ok ''
+
 # --- metrics ---
 run -c "$conf" metrics
 is "metrics: exit 0" "$rc" 0
 pc=$(printf '%s\n' "$out" | promtool check metrics 2>&1) && prc=0 || prc=$?
 is "promtool check metrics accepts it" "$prc $pc" "0 "
+is "every family has # HELP and # TYPE before its samples (promtool does not check TYPE)" \
+	"$(printf '%s\n' "$out" | prom_structure)" ""
 like "jobs gauge" "$out" '^spank_ebpf_jobs\{unit="ebpf_exporter.service"\} 0$'
 like "unit_up gauge" "$out" '^spank_ebpf_unit_up\{unit="ebpf_exporter.service"\} 0$'
 like "stops counted (the reconcile's stop)" "$out" '^spank_ebpf_stops_total\{unit="ebpf_exporter.service"\} 1$'
@@ -158,8 +194,16 @@ is "--textfile: exit 0, nothing on stdout" "$rc|$out" "0|"
 is "... spank_ebpf.prom, mode 0644, no temporary file left" "$(cd "$d/prom" && stat -c '%n %a' .* * 2>/dev/null | grep -v '^\.\.\? ')" "spank_ebpf.prom 644"
 pc=$(promtool check metrics <"$d/prom/spank_ebpf.prom" 2>&1) && prc=0 || prc=$?
 is "... promtool accepts the file" "$prc $pc" "0 "
+# A unit name with a backslash (systemd's escape, which the config
+# accepts): the label value is escaped, or promtool, and node_exporter
+# with it, would reject the whole file.
+printf '%s\n' "$line unit=ebpf\\x2dexporter" >"$d/esc.conf"
+run -c "$d/esc.conf" metrics
+pc=$(printf '%s\n' "$out" | promtool check metrics 2>&1) && prc=0 || prc=$?
+is "unit=ebpf\\x2dexporter: promtool accepts the metrics" "$prc $pc" "0 "
+like "... the label escaped" "$out" '^spank_ebpf_jobs\{unit="ebpf\\\\x2dexporter\.service"\} 0$'
 run -c "$conf" metrics --textfile "$d/nonexistent"
-like "--textfile into a missing directory: exit 1, says why" "$rc $err" "^1 spank-ebpf: metrics: cannot write in $d/nonexistent: No such file or directory"
+like "--textfile into a missing directory: exit 1, says why" "$rc $err" "^1 spank-ebpf: metrics: cannot write in \"$d/nonexistent\": No such file or directory"
 
 # The README's alert rules are valid Prometheus rules on these metrics.
 rules=$d/rules.yml

@@ -36,13 +36,34 @@ static const struct {
 	{ STAT_LAST_STOP_MS, "spank_ebpf_last_stop_duration_seconds", "gauge", "How long the last successful stop took.", 1000 },
 };
 
-/* Returns 0, or -1 when the state cannot be read (the error is logged). */
+/* A label value in Prometheus' text format: backslash, double quote and
+ * newline escaped (a unit name may hold systemd's \x2d escapes). */
+static void label_value(char *buf, size_t len, const char *v)
+{
+	size_t n = 0;
+
+	for (; *v && n + 3 < len; v++) {
+		if (*v == '\\' || *v == '"') {
+			buf[n++] = '\\';
+			buf[n++] = *v;
+		} else if (*v == '\n') {
+			buf[n++] = '\\';
+			buf[n++] = 'n';
+		} else {
+			buf[n++] = *v;
+		}
+	}
+	buf[n] = '\0';
+}
+
+/* Returns 0, or -1 when the state cannot be read or systemd not asked
+ * (the error is logged; what could be read is written). */
 static int render(const struct cmd *cmd, FILE *out)
 {
 	struct statefile sf;
 	struct jobset set;
 	struct stats st;
-	char word[200], label[2 * CONFIG_UNIT_MAX];
+	char word[200], value[2 * CONFIG_UNIT_MAX], label[2 * CONFIG_UNIT_MAX + 16];
 	enum unit_state unit;
 	size_t i;
 	int ok;
@@ -52,8 +73,8 @@ static int render(const struct cmd *cmd, FILE *out)
 	     stats_load(&sf, &st) == 0;
 	statefile_close(&sf);
 	unit = unit_query(&cmd->cfg, word, sizeof(word));
-	/* Unit names hold no '"' or '\\' (config.c), so the label needs no escaping. */
-	snprintf(label, sizeof(label), "unit=\"%s\"", cmd->cfg.unit);
+	label_value(value, sizeof(value), cmd->cfg.unit);
+	snprintf(label, sizeof(label), "unit=\"%s\"", value);
 
 	fprintf(out, "# HELP spank_ebpf_state_readable Whether the plugin's state could be read (0: see spank-ebpf status).\n"
 		     "# TYPE spank_ebpf_state_readable gauge\nspank_ebpf_state_readable %d\n", ok);
@@ -76,7 +97,7 @@ static int render(const struct cmd *cmd, FILE *out)
 				(double)st.v[series[i].id] / series[i].scale);
 	}
 	jobset_free(&set);
-	return ok ? 0 : -1;
+	return ok && unit != UNIT_UNKNOWN ? 0 : -1;
 }
 
 /* DIR/.spank_ebpf.prom.XXXXXX, then rename: node_exporter reads only
@@ -91,7 +112,7 @@ static int write_textfile(const struct cmd *cmd, const char *dir)
 	snprintf(dst, sizeof(dst), "%s/" PROM_NAME, dir);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		fprintf(stderr, "spank-ebpf: metrics: cannot write in %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "spank-ebpf: metrics: cannot write in \"%s\": %s\n", dir, strerror(errno));
 		return EXIT_ANOMALY;
 	}
 	f = fdopen(fd, "w");
@@ -99,7 +120,7 @@ static int write_textfile(const struct cmd *cmd, const char *dir)
 		err = errno;
 		close(fd);
 		unlink(tmp);
-		fprintf(stderr, "spank-ebpf: metrics: %s: %s\n", tmp, strerror(err));
+		fprintf(stderr, "spank-ebpf: metrics: \"%s\": %s\n", tmp, strerror(err));
 		return EXIT_ANOMALY;
 	}
 	rc = render(cmd, f);
@@ -107,16 +128,16 @@ static int write_textfile(const struct cmd *cmd, const char *dir)
 		err = errno;
 		fclose(f);
 		unlink(tmp);
-		fprintf(stderr, "spank-ebpf: metrics: cannot write %s: %s\n", tmp, strerror(err));
+		fprintf(stderr, "spank-ebpf: metrics: cannot write \"%s\": %s\n", tmp, strerror(err));
 		return EXIT_ANOMALY;
 	}
 	if (fclose(f) != 0 || rename(tmp, dst) < 0) {
 		err = errno;
 		unlink(tmp);
-		fprintf(stderr, "spank-ebpf: metrics: cannot write %s: %s\n", dst, strerror(err));
+		fprintf(stderr, "spank-ebpf: metrics: cannot write \"%s\": %s\n", dst, strerror(err));
 		return EXIT_ANOMALY;
 	}
-	return rc < 0 ? EXIT_ANOMALY : EXIT_OK;
+	return rc < 0 ? EXIT_UNSURE : EXIT_OK;
 }
 
 int cmd_metrics(struct cmd *cmd)
@@ -132,5 +153,7 @@ int cmd_metrics(struct cmd *cmd)
 		return EXIT_UNSURE;
 	if (vals[0])
 		return write_textfile(cmd, vals[0]);
-	return render(cmd, stdout) < 0 ? EXIT_ANOMALY : EXIT_OK;
+	if (render(cmd, stdout) < 0)
+		return EXIT_UNSURE;
+	return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_ANOMALY;
 }

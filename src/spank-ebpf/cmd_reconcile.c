@@ -26,7 +26,7 @@ int cmd_reconcile(struct cmd *cmd)
 
 	rc = reconcile_run(&cmd->cfg, &cmd->ask, dry, &rep);
 	if (rc < 0) {
-		fprintf(stderr, "spank-ebpf: reconcile: the state %s cannot be used; nothing changed\n",
+		fprintf(stderr, "spank-ebpf: reconcile: the state \"%s\" cannot be used; nothing changed\n",
 			cmd->cfg.state);
 		return EXIT_UNSURE;
 	}

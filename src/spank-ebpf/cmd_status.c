@@ -58,6 +58,7 @@ static void gather(const struct cmd *cmd, struct report *r)
 
 	memset(r, 0, sizeof(*r));
 	jobset_init(&r->set);
+	r->linger_left = -1;
 	r->tmpfs = statefile_on_tmpfs(cfg->state);
 	if (statefile_open(&sf, cfg->state) == 0) {
 		loaded = statefile_load(&sf, &r->set);
@@ -67,6 +68,8 @@ static void gather(const struct cmd *cmd, struct report *r)
 	statefile_close(&sf);
 	r->readable = loaded >= 0;
 	r->damaged = loaded > 0;
+	if (!r->readable)
+		r->linger_left = -1; /* the window belongs to the state: unknown too */
 	r->unit = unit_query(cfg, r->unit_word, sizeof(r->unit_word));
 
 	if (!r->readable)
@@ -175,10 +178,16 @@ static void print_json(const struct cmd *cmd, const struct report *r)
 		printf("null");
 	else
 		printf("%ld", r->linger_left);
-	printf(",\"count\":%zu,\"jobs\":[", r->set.n);
-	for (i = 0; i < r->set.n; i++)
-		printf("%s%u", i ? "," : "", r->set.ids[i]);
-	printf("]},\"unit\":{\"name\":");
+	/* What an unreadable state holds is unknown: null, never 0 or []. */
+	if (r->readable) {
+		printf(",\"count\":%zu,\"jobs\":[", r->set.n);
+		for (i = 0; i < r->set.n; i++)
+			printf("%s%u", i ? "," : "", r->set.ids[i]);
+		printf("]");
+	} else {
+		printf(",\"count\":null,\"jobs\":null");
+	}
+	printf("},\"unit\":{\"name\":");
 	json_string(cmd->cfg.unit);
 	printf(",\"state\":");
 	if (r->unit == UNIT_UNKNOWN)
@@ -223,7 +232,9 @@ static void print_text(const struct cmd *cmd, const struct report *r)
 		printf("state %s: unreadable\n", cmd->cfg.state);
 	}
 	printf("unit %s: %s\n", cmd->cfg.unit, r->unit == UNIT_UNKNOWN ? "unknown" : r->unit_word);
-	if (r->linger_left >= 0)
+	if (!r->readable)
+		printf("linger window: unknown\n");
+	else if (r->linger_left >= 0)
 		printf("linger window: %ld s left\n", r->linger_left);
 	for (i = 0; r->answered && i < r->set.n; i++)
 		printf("job %u: %s\n", r->set.ids[i],
