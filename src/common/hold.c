@@ -49,7 +49,7 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 	log_msg(LOG_INFO, "refcount now %zu", set.n);
 
 	if (before == 0 && set.n > 0) {
-		if (linger_close(&sf) && !unit_is_dead(cfg)) {
+		if (linger_close(&sf, cfg) && !unit_is_dead(cfg)) {
 			log_msg(LOG_INFO, "joined within the linger window: %s keeps running",
 				cfg->unit);
 			ev |= EV_KEPT;
@@ -57,7 +57,7 @@ int hold_update(const struct config *cfg, uint32_t job, enum hold_op op,
 			ev |= transition_run(&sf, cfg, TRANSITION_START);
 		}
 	} else if (before > 0 && set.n == 0) {
-		if (cfg->linger > 0 && linger_open(&sf, cfg, job) == 0) {
+		if (cfg->linger > 0 && linger_open(&sf, cfg) == 0) {
 			char display[CONFIG_UNIT_MAX];
 
 			config_unit_display(cfg, display, sizeof(display));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "jobset.h"
 #include "linger.h"
@@ -11,12 +12,106 @@
 #include "runcmd.h"
 #include "transition.h"
 
+#define TIMER_NAME_MAX 128
+
+struct window {
+	long long end;               /* boot-time seconds; 0: no window */
+	char timer[TIMER_NAME_MAX];  /* the pending timer's unit, "" none */
+	long long due;               /* when it fires */
+};
+
 static long long boot_seconds(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (long long)ts.tv_sec;
+}
+
+/* A timer that fired this long ago may still have its linger-end waiting
+ * for the lock (held by the caller): that run arms the next one. */
+static long long fired_grace(const struct config *cfg)
+{
+	return (long long)cfg->lock_timeout + 2LL * cfg->timeout;
+}
+
+/* Reads the window; a missing file is no window. A damaged one is logged
+ * and read as no window (its timer finds nothing to do). An end beyond
+ * linger= from now is capped there: only a forged or damaged file says so. */
+/* "<key> " then a canonical decimal then "\n", at *p; moves *p past it. */
+static int take_number(const char **p, const char *key, long long *v)
+{
+	size_t klen = strlen(key);
+	const char *s = *p;
+	char *end;
+
+	if (strncmp(s, key, klen) != 0 || s[klen] < '0' || s[klen] > '9' ||
+	    (s[klen] == '0' && s[klen + 1] != '\n'))
+		return -1;
+	*v = strtoll(s + klen, &end, 10);
+	if (*end != '\n' || end - (s + klen) > 18)
+		return -1;
+	*p = end + 1;
+	return 0;
+}
+
+static void window_read(struct statefile *sf, const struct config *cfg, struct window *w)
+{
+	static const char name_chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+	char buf[256];
+	const char *p = buf;
+	long long now = boot_seconds();
+	size_t len, nlen;
+
+	memset(w, 0, sizeof(*w));
+	if (statefile_read_aux(sf, ".linger", buf, sizeof(buf), &len) != 0)
+		return;
+	if (strlen(buf) != len || take_number(&p, "end ", &w->end) < 0) {
+		log_msg(LOG_ERROR, "linger window file \"%s.linger\" is damaged: treated as expired",
+			sf->path);
+		memset(w, 0, sizeof(*w));
+		w->end = 1; /* long past: the window is over */
+		return;
+	}
+	if (*p) {
+		nlen = strncmp(p, "timer ", 6) ? 0 : strspn(p + 6, name_chars);
+		if (nlen == 0 || nlen >= sizeof(w->timer) || p[6 + nlen] != ' ') {
+			log_msg(LOG_ERROR, "linger window file \"%s.linger\" has a damaged timer line: ignored",
+				sf->path);
+		} else {
+			snprintf(w->timer, sizeof(w->timer), "%.*s", (int)nlen, p + 6);
+			p += 6 + nlen;
+			if (take_number(&p, " ", &w->due) < 0 || *p) {
+				log_msg(LOG_ERROR, "linger window file \"%s.linger\" has a damaged timer line: ignored",
+					sf->path);
+				w->timer[0] = '\0';
+			}
+		}
+	}
+	if (w->end > now + cfg->linger) {
+		log_msg(LOG_ERROR, "linger window file \"%s.linger\" ends in %lld s, beyond linger=%u: capped",
+			sf->path, w->end - now, cfg->linger);
+		w->end = now + cfg->linger;
+	}
+}
+
+/* Replaces the file (atomically, under the lock), or removes it when it
+ * records nothing. */
+static int window_write(struct statefile *sf, const struct window *w)
+{
+	char text[256];
+	int len;
+
+	if (w->end == 0 && !w->timer[0]) {
+		statefile_remove_aux(sf, ".linger");
+		return 0;
+	}
+	len = snprintf(text, sizeof(text), "end %lld\n", w->end);
+	if (w->timer[0])
+		len += snprintf(text + len, sizeof(text) - (size_t)len, "timer %s %lld\n",
+				w->timer, w->due);
+	return statefile_write_aux(sf, ".linger", "linger window", text, (size_t)len);
 }
 
 /* systemd-run beside systemctl: the same systemd, found the same way. */
@@ -27,16 +122,37 @@ static void systemd_run_path(const struct config *cfg, char *buf, size_t len)
 	snprintf(buf, len, "%.*s/systemd-run", (int)(slash - cfg->systemctl), cfg->systemctl);
 }
 
-static int arm(const struct config *cfg, uint32_t job, long long end)
+/* The timer's unit name: the exporter's unit (systemd's unit-name
+ * characters but '@' and '\', which would make it something else), when
+ * it is due and who armed it, so no two are ever the same. */
+static void timer_name(const struct config *cfg, long long due, char *buf, size_t len)
+{
+	char unit[64];
+	size_t i;
+
+	config_unit_display(cfg, unit, sizeof(unit));
+	for (i = 0; unit[i]; i++)
+		if (unit[i] == '@' || unit[i] == '\\' || unit[i] == '.' || unit[i] == ':')
+			unit[i] = '_';
+	snprintf(buf, len, "spank-ebpf-linger-%s-%lld-%ld", unit, due, (long)getpid());
+}
+
+/* Arms the one timer for the window's end w->end and records it in *w. */
+static int arm_timer(const struct config *cfg, struct window *w)
 {
 	static struct runcmd_result res;
-	char run[CONFIG_PATH_MAX + 16], unit[64], when[32], args[CONFIG_ARGS_BUF], why[160];
+	char run[CONFIG_PATH_MAX + 16], name[TIMER_NAME_MAX], unit[TIMER_NAME_MAX + 8], when[32];
+	char args[CONFIG_ARGS_BUF], why[160];
 	char *argv[10 + CONFIG_KEYS];
+	long long now = boot_seconds(), in = w->end - now;
 	int n = 0;
 
+	if (in < 1)
+		in = 1;
 	systemd_run_path(cfg, run, sizeof(run));
-	snprintf(unit, sizeof(unit), "--unit=spank-ebpf-linger-%u-%lld", job, end);
-	snprintf(when, sizeof(when), "--on-active=%u", cfg->linger);
+	timer_name(cfg, now + in, name, sizeof(name));
+	snprintf(unit, sizeof(unit), "--unit=%s", name);
+	snprintf(when, sizeof(when), "--on-active=%lld", in);
 	argv[n++] = run;
 	argv[n++] = "--quiet";
 	argv[n++] = "--collect";
@@ -50,54 +166,105 @@ static int arm(const struct config *cfg, uint32_t job, long long end)
 	 * timer's command shows exactly what linger-end will use. */
 	n += config_args(cfg, args, argv + n);
 	argv[n] = NULL;
-	if (runcmd(argv, cfg->timeout * 1000, &res) == 0)
+	if (runcmd(argv, cfg->timeout * 1000, &res) == 0) {
+		snprintf(w->timer, sizeof(w->timer), "%s", name);
+		w->due = now + in;
 		return 0;
+	}
 	runcmd_describe(&res, cfg->timeout * 1000, why, sizeof(why));
 	log_msg(LOG_ERROR, "cannot arm the linger timer: \"%s\" %s; %.200s", run, why, res.output);
 	return -1;
 }
 
-int linger_open(struct statefile *sf, const struct config *cfg, uint32_t job)
+/* Is the recorded timer still to fire (or fired so recently that its run
+ * is yet to come, and will arm the next)? And not after the window's end
+ * (linger= lowered since): then the window would outlast linger=. */
+static int timer_pending(const struct config *cfg, const struct window *w)
 {
-	long long end = boot_seconds() + cfg->linger;
-	char text[64];
-	int len = snprintf(text, sizeof(text), "end %lld\n", end);
+	long long now = boot_seconds();
 
-	if (statefile_write_aux(sf, ".linger", "linger window", text, (size_t)len) < 0 ||
-	    arm(cfg, job, end) < 0) {
-		linger_close(sf);
+	return w->timer[0] && w->due > now - fired_grace(cfg) && w->due <= w->end + 1;
+}
+
+int linger_open(struct statefile *sf, const struct config *cfg)
+{
+	struct window w;
+
+	window_read(sf, cfg, &w);
+	w.end = boot_seconds() + cfg->linger;
+	if (!timer_pending(cfg, &w) && arm_timer(cfg, &w) < 0) {
+		linger_forget(sf);
+		return -1;
+	}
+	if (window_write(sf, &w) < 0) {
+		linger_forget(sf);
 		return -1;
 	}
 	return 0;
 }
 
-int linger_close(struct statefile *sf)
+int linger_close(struct statefile *sf, const struct config *cfg)
 {
-	return statefile_remove_aux(sf, ".linger");
+	struct window w;
+
+	window_read(sf, cfg, &w);
+	if (w.end == 0)
+		return 0;
+	w.end = 0;
+	if (window_write(sf, &w) < 0)
+		statefile_remove_aux(sf, ".linger"); /* no window either way */
+	return 1;
 }
 
-long linger_left(struct statefile *sf)
+void linger_forget(struct statefile *sf)
 {
-	char buf[64], *end;
-	long long at, now = boot_seconds();
-	size_t len;
+	statefile_remove_aux(sf, ".linger");
+}
 
-	if (statefile_read_aux(sf, ".linger", buf, sizeof(buf), &len) != 0)
+long linger_left(struct statefile *sf, const struct config *cfg)
+{
+	struct window w;
+	long long now = boot_seconds();
+
+	window_read(sf, cfg, &w);
+	if (w.end == 0)
 		return -1;
-	if (strncmp(buf, "end ", 4) != 0 || (at = strtoll(buf + 4, &end, 10)) <= 0 || *end != '\n') {
-		log_msg(LOG_ERROR, "linger window file \"%s.linger\" is damaged: treated as expired",
-			sf->path);
+	return w.end > now ? (long)(w.end - now) : 0;
+}
+
+int linger_timer(struct statefile *sf, const struct config *cfg, char *name, size_t len,
+		 long *due_in)
+{
+	struct window w;
+
+	window_read(sf, cfg, &w);
+	snprintf(name, len, "%s", w.timer);
+	if (!w.timer[0])
+		return -1;
+	*due_in = (long)(w.due - boot_seconds());
+	return 0;
+}
+
+int linger_rearm(struct statefile *sf, const struct config *cfg)
+{
+	struct window w;
+
+	window_read(sf, cfg, &w);
+	if (w.end == 0)
 		return 0;
-	}
-	return at > now ? (long)(at - now) : 0;
+	w.timer[0] = '\0';
+	if (arm_timer(cfg, &w) < 0)
+		return -1;
+	return window_write(sf, &w);
 }
 
 int linger_end(const struct config *cfg)
 {
 	struct statefile sf;
 	struct jobset set;
+	struct window w;
 	char display[CONFIG_UNIT_MAX];
-	long left;
+	long long now;
 	int rc = -1;
 
 	jobset_init(&set);
@@ -105,15 +272,26 @@ int linger_end(const struct config *cfg)
 	    statefile_load(&sf, &set) < 0)
 		goto out;
 	rc = 0;
-	left = linger_left(&sf);
+	now = boot_seconds();
+	window_read(&sf, cfg, &w);
+	/* The recorded timer has fired (it is this run, or one before it):
+	 * it is no longer pending. */
+	if (w.timer[0] && w.due <= now + 1)
+		w.timer[0] = '\0';
 	config_unit_display(cfg, display, sizeof(display));
-	if (set.n > 0 || left < 0) {
+	if (set.n > 0 || w.end == 0) {
 		log_msg(LOG_INFO, "linger window over: %s", set.n ? "a job joined, the exporter stays" :
 			"already closed");
-	} else if (left > 1) { /* a later window: its own timer ends it */
-		log_msg(LOG_INFO, "linger window extended by a later job: %ld s left", left);
+		window_write(&sf, &w);
+	} else if (w.end > now + 1) {
+		/* A later job left since the timer was armed: one timer for
+		 * what is left, unless one is pending already. */
+		log_msg(LOG_INFO, "linger window moved on by a later job: %lld s left", w.end - now);
+		if (!timer_pending(cfg, &w) && arm_timer(cfg, &w) < 0)
+			log_msg(LOG_ERROR, "the window ends at the next reconcile instead");
+		window_write(&sf, &w);
 	} else {
-		linger_close(&sf);
+		linger_forget(&sf);
 		log_msg(LOG_INFO, "stopping %s after %u s without jobs", display, cfg->linger);
 		transition_run(&sf, cfg, TRANSITION_STOP);
 	}

@@ -65,6 +65,36 @@ static long drop_gone(const struct slurm_ask *ask, struct jobset *set, bool dry_
 	return n;
 }
 
+/* An open window's end comes from its timer: the plugin's record says
+ * which; systemd says whether it is still there. If not (stopped by hand,
+ * lost), another is armed, so the window ends on time, not at the window's
+ * next look. */
+static void check_linger_timer(struct statefile *sf, const struct config *cfg, bool dry_run)
+{
+	char name[160], unit[170], word[200];
+	long due_in = 0;
+	enum unit_state st = UNIT_INACTIVE;
+
+	if (linger_timer(sf, cfg, name, sizeof(name), &due_in) == 0 && due_in > 0) {
+		snprintf(unit, sizeof(unit), "%s.timer", name);
+		st = unit_query_unit(cfg, unit, word, sizeof(word));
+		if (st == UNIT_ACTIVE)
+			return;
+		if (st == UNIT_UNKNOWN) {
+			log_msg(LOG_ERROR, "cannot tell whether the linger timer %s is there (%s); leaving it as it is",
+				unit, word);
+			return;
+		}
+		log_msg(LOG_INFO, "the linger timer %s is gone (systemd says %s): %s", unit, word,
+			dry_run ? "would arm another" : "arming another");
+	} else {
+		log_msg(LOG_INFO, "the linger window has no pending timer: %s",
+			dry_run ? "would arm one" : "arming one");
+	}
+	if (!dry_run)
+		linger_rearm(sf, cfg);
+}
+
 int reconcile_run(const struct config *cfg, const struct slurm_ask *ask, bool dry_run,
 		  struct reconcile_report *rep)
 {
@@ -108,13 +138,14 @@ int reconcile_run(const struct config *cfg, const struct slurm_ask *ask, bool dr
 		log_msg(LOG_ERROR, "%s; leaving it as it is", rep->why);
 		rc = 1;
 	} else if (set.n == 0 && rep->unit == UNIT_ACTIVE &&
-		   (rep->linger_left = linger_left(&sf)) > 0) {
+		   (rep->linger_left = linger_left(&sf, cfg)) > 0) {
 		log_msg(LOG_INFO, "%s runs with no job in its linger window (%ld s left): left as it is",
 			cfg->unit, rep->linger_left);
+		check_linger_timer(&sf, cfg, dry_run);
 	} else if (set.n == 0 && rep->unit == UNIT_ACTIVE) {
 		/* No window, or one whose timer was lost: the backstop. */
 		if (!dry_run)
-			linger_close(&sf);
+			linger_forget(&sf);
 		log_msg(LOG_INFO, "%s is running but no job holds it: %s", cfg->unit,
 			dry_run ? "would stop it" : "stopping it");
 		rep->unit_events = dry_run ? EV_STOPPED : transition_run(&sf, cfg, TRANSITION_STOP);

@@ -33,16 +33,16 @@ static void log_output(enum log_level level, const struct runcmd_result *res)
 		log_msg(level, "systemctl: (more output not logged)");
 }
 
-static int systemctl(const struct config *cfg, const char *verb, bool no_block,
-		     struct runcmd_result *res)
+static int systemctl(const struct config *cfg, const char *unit, const char *verb,
+		     bool no_block, struct runcmd_result *res)
 {
 	char *argv[] = { (char *)cfg->systemctl, "--no-ask-password", (char *)verb,
-			 "--", (char *)cfg->unit, NULL, NULL };
+			 "--", (char *)unit, NULL, NULL };
 
 	if (no_block) { /* systemctl --no-ask-password start --no-block -- UNIT */
 		argv[3] = "--no-block";
 		argv[4] = "--";
-		argv[5] = (char *)cfg->unit;
+		argv[5] = (char *)unit;
 	}
 	return runcmd(argv, cfg->timeout * 1000, res);
 }
@@ -56,7 +56,7 @@ int unit_action(const struct config *cfg, const char *verb, unsigned long *elaps
 
 	config_unit_display(cfg, display, sizeof(display));
 	log_msg(LOG_INFO, "%s %s", start ? "starting" : "stopping", display);
-	if (systemctl(cfg, verb, queued, &res) == 0) {
+	if (systemctl(cfg, cfg->unit, verb, queued, &res) == 0) {
 		/* How long jobs wait for the unit: systemd's own time plus the
 		 * exporter's start-up (the benchmarks collect this line). */
 		if (queued)
@@ -81,6 +81,12 @@ int unit_action(const struct config *cfg, const char *verb, unsigned long *elaps
 
 enum unit_state unit_query(const struct config *cfg, char *word, size_t wordlen)
 {
+	return unit_query_unit(cfg, cfg->unit, word, wordlen);
+}
+
+enum unit_state unit_query_unit(const struct config *cfg, const char *unit, char *word,
+				size_t wordlen)
+{
 	static const char *const up[] = { "active", "activating", "reloading", "refreshing" };
 	static const char *const down[] = { "inactive", "failed", "deactivating" };
 	static struct runcmd_result res;
@@ -89,11 +95,11 @@ enum unit_state unit_query(const struct config *cfg, char *word, size_t wordlen)
 
 	/* is-active exits non-zero for anything but "active": the answer is
 	 * the first line of its output, as long as it ran to completion. */
-	systemctl(cfg, "is-active", false, &res);
+	systemctl(cfg, unit, "is-active", false, &res);
 	if (!res.exited || res.exec_errno) {
 		runcmd_describe(&res, cfg->timeout * 1000, why, sizeof(why));
 		if (word)
-			snprintf(word, wordlen, "%s is-active %s", cfg->systemctl, why);
+			snprintf(word, wordlen, "%s is-active %s %s", cfg->systemctl, unit, why);
 		return UNIT_UNKNOWN;
 	}
 	snprintf(answer, sizeof(answer), "%.*s", (int)strcspn(res.output, "\n"), res.output);

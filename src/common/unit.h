@@ -24,6 +24,10 @@ int unit_action(const struct config *cfg, const char *verb, unsigned long *elaps
  * why there is none. */
 enum unit_state unit_query(const struct config *cfg, char *word, size_t wordlen);
 
+/* The same for another unit (the linger window's timer). */
+enum unit_state unit_query_unit(const struct config *cfg, const char *unit, char *word,
+				size_t wordlen);
+
 /* A join into a busy set: did the unit die under its jobs? The cheap look
  * (one stat() of the cgroup systemd gives the unit by default) answers
  * "it runs"; when the cgroup is not where it would be by default (it

@@ -26,6 +26,9 @@ struct report {
 	bool readable, damaged, corrupt, asked, answered;
 	int tmpfs;
 	long linger_left;
+	char timer[160], timer_word[200];   /* the window's timer, "" none */
+	long timer_due_in;
+	enum unit_state timer_state;
 	struct jobset set;
 	struct job_answer *ans;
 	enum unit_state unit;
@@ -63,7 +66,10 @@ static void gather(const struct cmd *cmd, struct report *r)
 	if (statefile_open(&sf, cfg->state) == 0) {
 		loaded = statefile_load(&sf, &r->set);
 		r->corrupt = statefile_has_aux(&sf, ".corrupt");
-		r->linger_left = linger_left(&sf);
+		r->linger_left = linger_left(&sf, cfg);
+		if (r->linger_left >= 0 &&
+		    linger_timer(&sf, cfg, r->timer, sizeof(r->timer), &r->timer_due_in) == 0)
+			strcat(r->timer, ".timer");
 	}
 	statefile_close(&sf);
 	r->readable = loaded >= 0;
@@ -89,6 +95,20 @@ static void gather(const struct cmd *cmd, struct report *r)
 	if (r->unit == UNIT_UNKNOWN)
 		note(r->unknowns, &r->nunk, "unit_unknown", "cannot tell whether %s runs: %s",
 		     cfg->unit, r->unit_word);
+	/* An open window ends by its timer: systemd says whether it is there. */
+	if (r->readable && r->linger_left > 0 && r->timer[0] && r->timer_due_in > 0) {
+		r->timer_state = unit_query_unit(cfg, r->timer, r->timer_word, sizeof(r->timer_word));
+		if (r->timer_state == UNIT_INACTIVE)
+			note(r->anomalies, &r->nanom, "linger_timer_gone",
+			     "the linger window's timer %s is gone (systemd says %s): the window would end only at the next reconcile, which arms another",
+			     r->timer, r->timer_word);
+		else if (r->timer_state == UNIT_UNKNOWN)
+			note(r->unknowns, &r->nunk, "linger_timer_unknown",
+			     "cannot tell whether the linger timer %s is there: %s", r->timer, r->timer_word);
+	} else if (r->readable && r->linger_left > 0) {
+		note(r->anomalies, &r->nanom, "linger_timer_missing",
+		     "the linger window has no pending timer: it would end only at the next reconcile, which arms one");
+	}
 
 	if (r->set.n > 0) {
 		r->asked = true;
@@ -178,6 +198,14 @@ static void print_json(const struct cmd *cmd, const struct report *r)
 		printf("null");
 	else
 		printf("%ld", r->linger_left);
+	printf(",\"linger_timer\":");
+	if (r->readable && r->linger_left >= 0 && r->timer[0]) {
+		printf("{\"name\":");
+		json_string(r->timer);
+		printf(",\"due_in\":%ld}", r->timer_due_in);
+	} else {
+		printf("null");
+	}
 	/* What an unreadable state holds is unknown: null, never 0 or []. */
 	if (r->readable) {
 		printf(",\"count\":%zu,\"jobs\":[", r->set.n);
@@ -234,8 +262,11 @@ static void print_text(const struct cmd *cmd, const struct report *r)
 	printf("unit %s: %s\n", cmd->cfg.unit, r->unit == UNIT_UNKNOWN ? "unknown" : r->unit_word);
 	if (!r->readable)
 		printf("linger window: unknown\n");
+	else if (r->linger_left >= 0 && r->timer[0])
+		printf("linger window: %ld s left (timer %s, due in %ld s)\n", r->linger_left,
+		       r->timer, r->timer_due_in);
 	else if (r->linger_left >= 0)
-		printf("linger window: %ld s left\n", r->linger_left);
+		printf("linger window: %ld s left (no timer)\n", r->linger_left);
 	for (i = 0; r->answered && i < r->set.n; i++)
 		printf("job %u: %s\n", r->set.ids[i],
 		       r->ans[i].where == JOB_HERE ? r->ans[i].state :

@@ -32,7 +32,7 @@ like "the last job leaves: the exporter is kept" "$(plugin_log_since "$m")" 'spa
 is "... no stop, unit active, window recorded" "$(calls); $(unit_active); $(test -e "$STATE.linger" && echo window)" \
 	"start $UNIT count=1 locked=yes; yes; window"
 like "... a timer armed for 3 s running spank-ebpf linger-end with the plugin's settings, every key" "$(cat "$RUNLOG")" \
-	"^--quiet --collect --unit=spank-ebpf-linger-$a-[0-9]+ --on-active=3 --timer-property=AccuracySec=1s -- .*/spank-ebpf linger-end mode=opt-in unit=$UNIT state=$STATE systemctl=$SYSTEMCTL timeout=10 lock_timeout=60 start=wait linger=3$"
+	"^--quiet --collect --unit=spank-ebpf-linger-ebpf_exporter-[0-9]+-[0-9]+ --on-active=3 --timer-property=AccuracySec=1s -- .*/spank-ebpf linger-end mode=opt-in unit=$UNIT state=$STATE systemctl=$SYSTEMCTL timeout=10 lock_timeout=60 start=wait linger=3$"
 
 m=$(log_mark)
 b=$(submit -J s20-b --ebpf "$PAYLOAD" s20-b s20-b)

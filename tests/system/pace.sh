@@ -39,12 +39,12 @@ scn_linger() {
 	like "linger: the epilog kept it (slurmd journal)" "$(plugin_log_since "$c")" \
 		"spank_ebpf: epilog job [0-9]+: keeping ebpf_exporter(\.service)? for $SYS_LINGER s"
 	like "linger: a transient timer ends the window" \
-		"$(ct systemctl list-timers --all --no-pager 2>&1)" 'spank-ebpf-linger-[0-9]+-[0-9]+\.timer'
+		"$(ct systemctl list-timers --all --no-pager 2>&1)" 'spank-ebpf-linger-ebpf_exporter-[0-9]+-[0-9]+\.timer'
 	# What the timer will run, as systemd holds it: every setting, with
 	# the packaged line's defaults spelled out.
 	like "linger: the timer's service runs spank-ebpf linger-end with the plugin's settings" \
 		"$(ct systemctl show -p ExecStart --value "$(ct systemctl list-timers --all --no-pager --plain 2>/dev/null |
-			grep -o 'spank-ebpf-linger-[0-9]*-[0-9]*\.service' | head -n 1)" 2>&1)" \
+			grep -o 'spank-ebpf-linger-ebpf_exporter-[0-9]*-[0-9]*\.service' | head -n 1)" 2>&1)" \
 		"argv\[\]=$SYS_ADMIN_CMD linger-end mode=opt-in unit=$SYS_UNIT state=$SYS_STATE systemctl=/[^ ]*systemctl timeout=[0-9]+ lock_timeout=[0-9]+ start=wait linger=$SYS_LINGER ;"
 	left=$(ct "$SYS_ADMIN_CMD" status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"]["linger_left"])' 2>&1)
 	ok_if "linger: spank-ebpf status shows the window (linger_left $left s)" \
