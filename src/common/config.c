@@ -51,7 +51,8 @@ static bool is_printable_ascii(const char *s)
 }
 
 /* Absolute, normalised (no "//", ".", ".." components, no trailing "/"),
- * printable ASCII: the path means exactly what it says. */
+ * printable ASCII without "$" or "%": the path means exactly what it
+ * says, here and in the linger timer's command line. */
 static int check_path(const char *arg, const char *key, const char *val,
 		      char *err, size_t errlen)
 {
@@ -67,6 +68,12 @@ static int check_path(const char *arg, const char *key, const char *val,
 			    "%s may only contain printable ASCII characters", key);
 	if (val[strlen(val) - 1] == '/')
 		return fail(err, errlen, arg, "%s must name a file, not a directory", key);
+	/* The linger timer's command line holds these paths, and the service
+	 * manager expands $VAR there (and % specifiers, on some versions). */
+	if (strpbrk(val, "$%"))
+		return fail(err, errlen, arg,
+			    "%s must not contain \"$\" or \"%%\" (systemd would expand them in the linger timer's command)",
+			    key);
 	for (p = val; *p; p++) {
 		if (*p != '/')
 			continue;

@@ -97,6 +97,12 @@ static const struct row rows[] = {
 	{ { "state=/run/x/.." }, "must not contain \"..\" components" },
 	{ { "state=/run/\xe2\x82\xac" }, "printable ASCII" },
 	{ { "state=/run/a\tb" }, "\"state=/run/a?b\": state may only contain printable ASCII" },
+	/* systemd expands $VAR (and, on some versions, % specifiers) in the
+	 * linger timer's command line: linger-end would get another path. */
+	{ { "state=/run/$HOME/state" }, "\"state=/run/$HOME/state\": state must not contain \"$\" or \"%\"" },
+	{ { "state=/run/%h/state" }, "\"state=/run/%h/state\": state must not contain \"$\" or \"%\"" },
+	{ { "systemctl=/usr/bin/${X}systemctl" }, "systemctl must not contain \"$\" or \"%\"" },
+	{ { "systemctl=/usr/bin/systemctl%%" }, "systemctl must not contain \"$\" or \"%\"" },
 	{ { "systemctl=systemctl" }, "\"systemctl=systemctl\": systemctl must be an absolute path" },
 	{ { "systemctl=../bin/systemctl" }, "systemctl must be an absolute path" },
 	{ { "systemctl=" }, "empty value for systemctl" },
