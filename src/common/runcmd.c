@@ -31,9 +31,54 @@ static long long now_ms(void)
 	return clock_us() / 1000;
 }
 
+static bool force_fd_walk;
+
+void runcmd_force_fd_walk(bool on)
+{
+	force_fd_walk = on;
+}
+
+/* In the child: closes every descriptor from 3 up but keep, as listed by
+ * /proc/self/fd (raw getdents64 and close: async-signal-safe; descriptors
+ * above any limit are found too). Returns -1 when /proc cannot be read. */
+static int close_listed_fds(int keep)
+{
+	char buf[4096];
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
+
+	if (dir < 0)
+		return -1;
+	/* procfs lists descriptors by number: closing ones already listed
+	 * does not move the ones still to come. */
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		long off = 0;
+
+		while (off < n) {
+			struct {
+				unsigned long long ino;
+				long long next;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+			int fd = 0;
+			const char *p = d->name;
+
+			for (; *p >= '0' && *p <= '9'; p++)
+				fd = fd * 10 + (*p - '0');
+			if (!*p && p != d->name && fd > 2 && fd != keep && fd != dir)
+				close(fd);
+			off += d->reclen;
+		}
+	}
+	close(dir);
+	return n < 0 ? -1 : 0;
+}
+
 /* Only async-signal-safe calls between fork() and execve(). */
 static void child(char *const argv[], char *const envp[], int out_fd, int err_fd,
-		  int max_fd)
+		  int max_fd, bool walk)
 {
 	struct sigaction sa;
 	sigset_t none;
@@ -57,12 +102,17 @@ static void child(char *const argv[], char *const envp[], int out_fd, int err_fd
 	if (fd < 0 || (fd != 0 && dup2(fd, 0) < 0) || dup2(out_fd, 1) < 0 ||
 	    dup2(out_fd, 2) < 0)
 		goto fail;
-	/* Everything else goes, except the exec-error pipe (close-on-exec). */
+	/* Everything else goes, except the exec-error pipe (close-on-exec):
+	 * close_range(2), else the descriptors /proc lists (any number), else
+	 * up to the limit (no /proc: a chroot). */
 #ifdef SYS_close_range
-	if ((err_fd == 3 || syscall(SYS_close_range, 3u, (unsigned)err_fd - 1, 0u) == 0) &&
+	if (!walk &&
+	    (err_fd == 3 || syscall(SYS_close_range, 3u, (unsigned)err_fd - 1, 0u) == 0) &&
 	    syscall(SYS_close_range, (unsigned)err_fd + 1, ~0u, 0u) == 0)
 		max_fd = 0;
 #endif
+	if (max_fd && close_listed_fds(err_fd) == 0)
+		max_fd = 0;
 	for (fd = 3; fd <= max_fd; fd++)
 		if (fd != err_fd)
 			close(fd);
@@ -152,7 +202,7 @@ int runcmd_env(char *const argv[], char *const extra_env[], unsigned int timeout
 		goto out;
 	}
 	if (pid == 0)
-		child(argv, envp, out[1], err[1], max_fd);
+		child(argv, envp, out[1], err[1], max_fd, force_fd_walk);
 	/* Also in the parent, so there is no window where the child's group
 	 * does not exist yet when we want to kill it. */
 	setpgid(pid, pid);
@@ -198,9 +248,24 @@ int runcmd_env(char *const argv[], char *const extra_env[], unsigned int timeout
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	for (i = 0; out_open && i < 64 && (n = read(out[0], buf, sizeof(buf))) > 0; i++)
 		capture(res, buf, (size_t)n);
-	while ((i = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
+	/* Bounded too: a process stuck in the kernel does not die at once. */
+	for (deadline = now_ms() + RUNCMD_REAP_MS;;) {
+		struct timespec ts = { 0, 1000000 };
+
+		i = waitpid(pid, &status, WNOHANG);
+		if (i != 0 && !(i < 0 && errno == EINTR))
+			break;
+		if (i == 0 && now_ms() >= deadline)
+			break;
+		nanosleep(&ts, NULL);
+	}
 	res->elapsed_ms = (unsigned long)(now_ms() - start);
+	if (i == 0) {
+		/* Killed but not gone: left behind (whoever reaps orphans
+		 * takes it once the kernel lets it die); never a success. */
+		res->unreaped = true;
+		goto out;
+	}
 	if (i < 0) {
 		/* Gone without a status: never report it as a success. */
 		res->lost = true;
@@ -235,6 +300,9 @@ void runcmd_describe(const struct runcmd_result *res, unsigned int timeout_ms,
 {
 	if (res->exec_errno)
 		snprintf(buf, len, "could not be executed: %s", strerror(res->exec_errno));
+	else if (res->unreaped)
+		snprintf(buf, len, "%s, and was still not gone %d ms after SIGKILL (stuck in the kernel?): left behind",
+			 res->timed_out ? "timed out" : "ended", RUNCMD_REAP_MS);
 	else if (res->lost)
 		snprintf(buf, len, "was reaped by another process; its exit status is unknown");
 	else if (res->timed_out)

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +28,105 @@ static int run_sh(const char *script, unsigned int ms, struct runcmd_result *res
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
 
 	return runcmd(argv, ms, res);
+}
+
+/* A descriptor above anything a loop up to the open-files limit would
+ * close: opened, then the soft limit lowered (as a daemon may run; the
+ * same as one above 65535, which the old loop's cap missed), with
+ * close_range(2) and without it (old kernels and libcs). Never inherited. */
+static void test_high_descriptors(void)
+{
+	static struct runcmd_result res;
+	struct rlimit rl, saved;
+	int k, high;
+
+	if (getrlimit(RLIMIT_NOFILE, &saved) < 0 || saved.rlim_max < 2048) {
+		tap_skip("RLIMIT_NOFILE's hard limit is below 2048");
+		tap_skip("RLIMIT_NOFILE's hard limit is below 2048");
+		return;
+	}
+	high = saved.rlim_max > 70001 ? 70000 : (int)saved.rlim_max - 1;
+	rl = saved;
+	rl.rlim_cur = (rlim_t)high + 1;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || dup2(1, high) != high) {
+		ok(0, "descriptor %d opened (%s)", high, strerror(errno));
+		return;
+	}
+	rl.rlim_cur = 1024;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	for (k = 0; k < 2; k++) {
+		runcmd_force_fd_walk(k == 1);
+		ok(run_sh("ls /proc/self/fd | tr '\\n' ' '", 2000, &res) == 0 &&
+		   !strcmp(res.output, "0 1 2 3 "), "%s: descriptor %d (limit now 1024) not inherited: %s",
+		   k ? "walking /proc/self/fd (no close_range)" : "close_range", high, res.output);
+	}
+	runcmd_force_fd_walk(false);
+	close(high);
+	setrlimit(RLIMIT_NOFILE, &saved);
+}
+
+/* A child that SIGKILL cannot end at once (stuck in the kernel, as on a
+ * hung NFS mount): here frozen by the cgroup v1 freezer, whose tasks die
+ * only once thawed. The caller must not wait for it past the bound. */
+static void test_unkillable_child(void)
+{
+	static struct runcmd_result res;
+	static const char freezer[] = "/sys/fs/cgroup/freezer";
+	char cg[128], script[512], path[160], why[200];
+	struct timespec t;
+	pid_t helper;
+	int rc;
+
+	snprintf(cg, sizeof(cg), "%s/spank-ebpf-test-%d", freezer, (int)getpid());
+	snprintf(path, sizeof(path), "%s/freezer.state", freezer);
+	if (geteuid() != 0 || access(freezer, W_OK) < 0 || mkdir(cg, 0755) < 0) {
+		tap_skip("a cgroup v1 freezer hierarchy writable by root (/sys/fs/cgroup/freezer)");
+		return;
+	}
+	/* The freezer: waits for the child to join the cgroup, freezes it,
+	 * thaws it 4 s later so that it can finally die. */
+	helper = fork();
+	if (helper == 0) {
+		char tasks[200], state[200], buf[64];
+		int i, fd;
+
+		snprintf(tasks, sizeof(tasks), "%s/tasks", cg);
+		snprintf(state, sizeof(state), "%s/freezer.state", cg);
+		for (i = 0; i < 3000; i++) {
+			ssize_t n = -1;
+
+			fd = open(tasks, O_RDONLY);
+			if (fd >= 0) {
+				n = read(fd, buf, sizeof(buf));
+				close(fd);
+			}
+			if (n > 0)
+				break;
+			usleep(1000);
+		}
+		fd = open(state, O_WRONLY);
+		if (fd < 0 || write(fd, "FROZEN", 6) != 6)
+			_exit(1);
+		close(fd);
+		sleep(4);
+		fd = open(state, O_WRONLY);
+		if (fd < 0 || write(fd, "THAWED", 6) != 6)
+			_exit(2);
+		_exit(0);
+	}
+	snprintf(script, sizeof(script), "echo $$ > %s/tasks && exec sleep 60", cg);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	rc = run_sh(script, 1000, &res);
+	ok(rc < 0 && res.unreaped && elapsed(&t) < 1.0 + RUNCMD_REAP_MS / 1000.0 + 0.5,
+	   "a child frozen in the kernel: given up %.2f s after start (timeout 1 s + %d ms after SIGKILL), not when it dies",
+	   elapsed(&t), RUNCMD_REAP_MS);
+	runcmd_describe(&res, 1000, why, sizeof(why));
+	ok(strstr(why, "still not gone") != NULL, "described: %s", why);
+	/* Once thawed it dies: reap it and the helper, remove the cgroup. */
+	waitpid(helper, NULL, 0);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	rmdir(cg);
 }
 
 int main(void)
@@ -78,6 +179,8 @@ int main(void)
 	   !strcmp(res.output, "0 1 2 3 "), "child has only 0-2 (and ls's own dir fd): %s",
 	   res.output);
 	close(leak);
+	test_high_descriptors();
+	test_unkillable_child();
 
 	ok(run_sh("readlink /proc/self/fd/0", 2000, &res) == 0 &&
 	   !strcmp(res.output, "/dev/null\n"), "stdin is /dev/null");
