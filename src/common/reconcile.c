@@ -24,7 +24,7 @@ static void count_run(struct statefile *sf, bool dry_run, bool failed, size_t re
 }
 
 /* Drops the jobs Slurm says are gone. Returns how many, or -1 (unsure). */
-static long drop_gone(const struct slurm_ask *ask, struct jobset *set, bool dry_run,
+static long drop_gone(struct slurm_ask *ask, struct jobset *set, bool dry_run,
 		      struct reconcile_report *rep)
 {
 	struct job_answer *ans;
@@ -50,7 +50,7 @@ static long drop_gone(const struct slurm_ask *ask, struct jobset *set, bool dry_
 		log_msg(LOG_INFO, "%s job %u from the state: Slurm %s%s%s",
 			dry_run ? "would remove" : "removing", set->ids[i],
 			ans[i].state[0] ? "says it is " : "does not list it on node ",
-			ans[i].state[0] ? ans[i].state : ask->node,
+			ans[i].state[0] ? ans[i].state : slurmjobs_node(ask, rep->why, sizeof(rep->why)),
 			ans[i].state[0] ? "" : " any more");
 		if (jobset_add(&gone, set->ids[i]) < 0) {
 			snprintf(rep->why, sizeof(rep->why), "out of memory");
@@ -95,7 +95,7 @@ static void check_linger_timer(struct statefile *sf, const struct config *cfg, b
 		linger_rearm(sf, cfg);
 }
 
-int reconcile_run(const struct config *cfg, const struct slurm_ask *ask, bool dry_run,
+int reconcile_run(const struct config *cfg, struct slurm_ask *ask, bool dry_run,
 		  struct reconcile_report *rep)
 {
 	struct statefile sf;

@@ -29,7 +29,7 @@ struct reconcile_report {
 /* Returns 0 when the node is in line (whether or not anything changed), 1
  * when it could not tell (nothing changed), -1 when the state is unusable
  * (logged). dry_run: reads without the lock, decides, changes nothing. */
-int reconcile_run(const struct config *cfg, const struct slurm_ask *ask, bool dry_run,
+int reconcile_run(const struct config *cfg, struct slurm_ask *ask, bool dry_run,
 		  struct reconcile_report *rep);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "runcmd.h"
 #include "slurmjobs.h"
 
@@ -81,9 +83,145 @@ int slurmjobs_parse(const char *out, const struct jobset *set, struct job_answer
 	return 0;
 }
 
-int slurmjobs_ask(const struct slurm_ask *ask, const struct jobset *set,
+/* Keeps the first line of out in why: non-printable bytes as '?'. */
+static void why_from(char *why, size_t whylen, const char *prog, const char *desc,
+		     const char *out)
+{
+	size_t i;
+
+	snprintf(why, whylen, "%s %s: %.*s", prog, desc, (int)strcspn(out, "\n"), out);
+	for (i = 0; why[i]; i++)
+		if ((unsigned char)why[i] < 0x20 || (unsigned char)why[i] >= 0x7f)
+			why[i] = '?';
+}
+
+int slurmjobs_parse_nodes(const char *text, const char *host, const char *short_host,
+			  char *out, size_t outlen, char *why, size_t whylen)
+{
+	static const char name_chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	const char *p = text;
+	int found = 0;
+
+	out[0] = '\0';
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p), nlen, hlen;
+		const char *bar = memchr(p, '|', len);
+
+		nlen = bar ? (size_t)(bar - p) : 0;
+		hlen = bar ? len - nlen - 1 : 0;
+		if (!bar || nlen == 0 || nlen >= outlen || hlen == 0 ||
+		    strspn(p, name_chars) != nlen || strspn(bar + 1, name_chars) != hlen) {
+			snprintf(why, whylen, "sinfo printed a line that is not \"<NodeName>|<NodeHostname>\": \"%.*s\"",
+				 (int)(len > 60 ? 60 : len), p);
+			return -1;
+		}
+		if ((hlen == strlen(host) && !strncmp(bar + 1, host, hlen)) ||
+		    (hlen == strlen(short_host) && !strncmp(bar + 1, short_host, hlen))) {
+			/* The same node in several partitions: listed again. */
+			if (found && (strlen(out) != nlen || strncmp(out, p, nlen))) {
+				snprintf(why, whylen, "several nodes have this host's name as NodeHostname (%s, %.*s): give the node's name",
+					 out, (int)nlen, p);
+				return -1;
+			}
+			snprintf(out, outlen, "%.*s", (int)nlen, p);
+			found = 1;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	return found;
+}
+
+int slurmjobs_parse_slurmd(const char *text, char *out, size_t outlen)
+{
+	static const char name_chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	const char *p = text;
+
+	for (; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
+		const char *v;
+		size_t n;
+
+		if (strncmp(p, "Hostname", 8) != 0)
+			continue;
+		v = p + 8 + strspn(p + 8, " ");
+		if (*v != '=')
+			continue;
+		v += 1 + strspn(v + 1, " ");
+		n = strspn(v, name_chars);
+		if (n == 0 || n >= outlen || (v[n] && v[n] != '\n'))
+			return -1;
+		snprintf(out, outlen, "%.*s", (int)n, v);
+		return 0;
+	}
+	return -1;
+}
+
+/* The Slurm command NAME beside squeue, run bounded; 0 and its output in
+ * res, or -1 with why set. */
+static int run_beside_squeue(const struct slurm_ask *ask, const char *name, char *const args[],
+			     struct runcmd_result *res, char *why, size_t whylen)
+{
+	char prog[300], desc[160], *argv[8], *env[2] = { NULL, NULL }, *conf = NULL;
+	const char *slash = strrchr(ask->squeue, '/');
+	int i, rc;
+
+	snprintf(prog, sizeof(prog), "%.*s/%s", (int)(slash - ask->squeue), ask->squeue, name);
+	argv[0] = prog;
+	for (i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	if (ask->slurm_conf && asprintf(&conf, "SLURM_CONF=%s", ask->slurm_conf) > 0)
+		env[0] = conf;
+	rc = runcmd_env(argv, env, ask->timeout * 1000, res);
+	free(conf);
+	if (rc == 0 && !res->truncated)
+		return 0;
+	runcmd_describe(res, ask->timeout * 1000, desc, sizeof(desc));
+	why_from(why, whylen, prog, res->truncated ? "printed too much" : desc, res->output);
+	return -1;
+}
+
+const char *slurmjobs_node(struct slurm_ask *ask, char *why, size_t whylen)
+{
+	static struct runcmd_result res;
+	static char *const slurmd_args[] = { "show", "slurmd", NULL };
+	static char *const sinfo_args[] = { "--noheader", "--Node", "--format=%N|%n", NULL };
+	char host[256], short_host[256], slurmd_why[300];
+	int rc;
+
+	if (ask->node)
+		return ask->node;
+	if (ask->asked_node[0])
+		return ask->asked_node;
+	/* slurmd knows its own name, whatever the host's (slurmd -N). */
+	rc = run_beside_squeue(ask, "scontrol", slurmd_args, &res, slurmd_why, sizeof(slurmd_why));
+	if (rc == 0 && slurmjobs_parse_slurmd(res.output, ask->asked_node, sizeof(ask->asked_node)) == 0)
+		return ask->asked_node;
+	if (rc == 0)
+		snprintf(slurmd_why, sizeof(slurmd_why), "scontrol show slurmd gave no NodeName");
+	/* slurmd down: slurmctld maps host names to nodes. */
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	snprintf(short_host, sizeof(short_host), "%.*s", (int)strcspn(host, "."), host);
+	if (run_beside_squeue(ask, "sinfo", sinfo_args, &res, why, whylen) < 0)
+		return NULL;
+	rc = slurmjobs_parse_nodes(res.output, host, short_host, ask->asked_node,
+				   sizeof(ask->asked_node), why, whylen);
+	if (rc > 0)
+		return ask->asked_node;
+	if (rc == 0)
+		snprintf(why, whylen, "this node's Slurm name is unknown: slurmd did not say (%.150s) and slurmctld lists no node whose NodeHostname is %.60s; give it (--node, SPANK_EBPF_NODE)",
+			 slurmd_why, host);
+	return NULL;
+}
+
+int slurmjobs_ask(struct slurm_ask *ask, const struct jobset *set,
 		  struct job_answer *ans, char *why, size_t whylen)
 {
+	const char *node;
 	static struct runcmd_result res;
 	char nodes[300], *jobs, *env[2] = { NULL, NULL }, *conf = NULL, desc[160];
 	char *argv[] = { (char *)ask->squeue, "--noheader", "--array", "--states=all",
@@ -98,7 +236,10 @@ int slurmjobs_ask(const struct slurm_ask *ask, const struct jobset *set,
 			 set->n, SLURMJOBS_MAX);
 		return -1;
 	}
-	snprintf(nodes, sizeof(nodes), "--nodelist=%s", ask->node);
+	node = slurmjobs_node(ask, why, whylen);
+	if (!node)
+		return -1;
+	snprintf(nodes, sizeof(nodes), "--nodelist=%s", node);
 	jobs = malloc(16 + set->n * 11);
 	if (!jobs) {
 		snprintf(why, whylen, "out of memory");
@@ -128,11 +269,7 @@ int slurmjobs_ask(const struct slurm_ask *ask, const struct jobset *set,
 		return 0;
 	if (rc < 0) {
 		runcmd_describe(&res, ask->timeout * 1000, desc, sizeof(desc));
-		snprintf(why, whylen, "%s %s: %.*s", ask->squeue, desc,
-			 (int)strcspn(res.output, "\n"), res.output);
-		for (i = 0; why[i]; i++)
-			if ((unsigned char)why[i] < 0x20 || (unsigned char)why[i] >= 0x7f)
-				why[i] = '?';
+		why_from(why, whylen, ask->squeue, desc, res.output);
 		return -1;
 	}
 	return slurmjobs_parse(res.output, set, ans, why, whylen);

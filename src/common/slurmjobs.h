@@ -26,16 +26,38 @@ struct job_answer {
 	char state[SLURMJOBS_STATE_MAX]; /* squeue's word, or "" when not listed */
 };
 
+#define SLURMJOBS_NODE_MAX 128
+
 struct slurm_ask {
-	const char *squeue;    /* absolute path */
-	const char *node;      /* this node's NodeName */
+	const char *squeue;    /* absolute path; sinfo is beside it */
+	const char *node;      /* this node's NodeName; NULL: ask Slurm (below) */
 	const char *slurm_conf; /* passed on as SLURM_CONF when not NULL */
 	unsigned int timeout;  /* seconds */
+	char asked_node[SLURMJOBS_NODE_MAX]; /* the answer, once asked */
 };
+
+/* This node's NodeName: ask->node when given; else asked once, each call
+ * bounded, of slurmd itself (`scontrol show slurmd`, beside squeue: its
+ * "Hostname" is its NodeName), else, when slurmd does not answer, of
+ * slurmctld (`sinfo`: the one node whose NodeHostname is this host's
+ * name, short or full). NULL when neither can tell (why says why): a
+ * guessed name could be another node's, whose jobs would look gone. */
+const char *slurmjobs_node(struct slurm_ask *ask, char *why, size_t whylen);
+
+/* The parser of slurmd's answer: the NodeName on its "Hostname = NAME"
+ * line into out. Returns 0, or -1 when there is no such line. */
+int slurmjobs_parse_slurmd(const char *text, char *out, size_t outlen);
+
+/* The parser of slurmctld's answer: sinfo's "<NodeName>|<NodeHostname>"
+ * lines. Puts the one NodeName of host (or short, its first label) in
+ * out; returns 1 when found, 0 when no line names this host, -1 when
+ * several do or the answer cannot be parsed (why says which). */
+int slurmjobs_parse_nodes(const char *text, const char *host, const char *short_host,
+			  char *out, size_t outlen, char *why, size_t whylen);
 
 /* Fills ans[i] for set->ids[i]. Returns 0 when Slurm answered, -1 when it
  * could not tell (why says what happened; ans is then meaningless). */
-int slurmjobs_ask(const struct slurm_ask *ask, const struct jobset *set,
+int slurmjobs_ask(struct slurm_ask *ask, const struct jobset *set,
 		  struct job_answer *ans, char *why, size_t whylen);
 
 /* The parser behind slurmjobs_ask: squeue's output, "<jobid>|<STATE>" per

@@ -53,7 +53,13 @@ static void note(struct note *list, int *n, const char *kind, const char *fmt, .
 	(*n)++;
 }
 
-static void gather(const struct cmd *cmd, struct report *r)
+/* The node's name as given or as Slurm said it; "this node" when neither. */
+static const char *node_name(const struct cmd *cmd)
+{
+	return cmd->ask.node ? cmd->ask.node : cmd->ask.asked_node[0] ? cmd->ask.asked_node : "this node";
+}
+
+static void gather(struct cmd *cmd, struct report *r)
 {
 	const struct config *cfg = &cmd->cfg;
 	struct statefile sf;
@@ -117,7 +123,7 @@ static void gather(const struct cmd *cmd, struct report *r)
 			slurmjobs_ask(&cmd->ask, &r->set, r->ans, r->slurm_why, sizeof(r->slurm_why)) == 0;
 		if (!r->answered)
 			note(r->unknowns, &r->nunk, "slurm_unknown",
-			     "cannot tell which held jobs Slurm still runs on %s: %s", cmd->ask.node,
+			     "cannot tell which held jobs Slurm still runs on %s: %s", node_name(cmd),
 			     r->ans ? r->slurm_why : "out of memory");
 	}
 	if (r->readable && r->unit == UNIT_ACTIVE && r->set.n == 0 && r->linger_left <= 0)
@@ -142,7 +148,7 @@ static void gather(const struct cmd *cmd, struct report *r)
 		if (gone)
 			note(r->anomalies, &r->nanom, "jobs_gone",
 			     "%zu held job IDs Slurm no longer runs on %s: %s%s (spank-ebpf reconcile removes them)",
-			     gone, cmd->ask.node, ids, len >= sizeof(ids) - 16 ? ", ..." : "");
+			     gone, node_name(cmd), ids, len >= sizeof(ids) - 16 ? ", ..." : "");
 	}
 }
 
@@ -187,7 +193,10 @@ static void print_json(const struct cmd *cmd, const struct report *r)
 	size_t i;
 
 	printf("{\"version\":1,\"node\":");
-	json_string(cmd->ask.node);
+	if (cmd->ask.node || cmd->ask.asked_node[0])
+		json_string(node_name(cmd));
+	else
+		printf("null"); /* not given, and nothing needed asking Slurm */
 	printf(",\"health\":\"%s\",\"state\":{\"path\":", health(r));
 	json_string(cmd->cfg.state);
 	printf(",\"readable\":%s,\"damaged\":%s,\"corrupt_copy\":%s,\"on_tmpfs\":%s,\"linger_left\":",

@@ -51,8 +51,9 @@ static void help(void)
 		printf("  %-13s %s\n", commands[i].name, commands[i].what);
 	printf("\nOptions:\n"
 	       "  -c, --config FILE  plugstack file with the plugin's line (default %s)\n"
-	       "  --node NAME        this node's Slurm NodeName (default $SLURMD_NODENAME, else the\n"
-	       "                     short host name)\n"
+	       "  --node NAME        this node's Slurm NodeName (default $SLURMD_NODENAME, else\n"
+	       "                     $SPANK_EBPF_NODE, else slurmd's own answer, else the node\n"
+	       "                     slurmctld lists with this host's name as its NodeHostname)\n"
 	       "  --squeue PATH      squeue to ask slurmctld with (default %s)\n"
 	       "\nExit status: 0 healthy / in line / valid; 1 anomalies / invalid / not written;\n"
 	       "2 cannot tell, usage error, or not root. See spank-ebpf(8).\n",
@@ -155,20 +156,17 @@ int parse_options(struct cmd *cmd, const char *const opts[], const char *vals[],
 	return 0;
 }
 
+/* The node's Slurm name: slurmd's (a Prolog=/Epilog= program gets it),
+ * else the site's setting (the timer's services read SPANK_EBPF_NODE
+ * from /etc/default or /etc/sysconfig/spank-ebpf), else left to
+ * slurmjobs_node(): asked of slurmd, then slurmctld, when needed. */
 static void default_node(struct cmd *cmd)
 {
-	static char host[256];
 	const char *env = getenv("SLURMD_NODENAME");
 
-	if (env && env[0]) {
-		cmd->ask.node = env;
-		return;
-	}
-	if (gethostname(host, sizeof(host) - 1) < 0)
-		host[0] = '\0';
-	host[sizeof(host) - 1] = '\0';
-	host[strcspn(host, ".")] = '\0';
-	cmd->ask.node = host;
+	if (!env || !env[0])
+		env = getenv("SPANK_EBPF_NODE");
+	cmd->ask.node = env && env[0] ? env : NULL;
 }
 
 static int cmd_run(struct cmd *cmd, const char *name, int argc, char **argv)

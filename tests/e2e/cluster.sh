@@ -106,7 +106,8 @@ e2e_setup() {
 	SLURMD_LOG=$E2E_DIR/log/slurmd.log
 	SLURMCTLD_LOG=$E2E_DIR/log/slurmctld.log
 	E2E_CONF=$E2E_DIR/etc/slurm.conf
-	NODE=$(hostname -s)
+	# E2E_NODENAME: a Slurm NodeName other than the host's name.
+	NODE=${E2E_NODENAME:-$(hostname -s)}
 	_e2e_token=$(basename "$E2E_DIR")
 	mkdir -p "$E2E_DIR"/etc/plugstack.conf.d "$E2E_DIR"/ctld "$E2E_DIR"/spool \
 		"$E2E_DIR"/log "$E2E_DIR"/state "$DBL" "$E2E_DIR"/work \
@@ -206,7 +207,7 @@ _e2e_write_conf() {
 	cat >"$E2E_CONF" <<EOF
 $E2E_MARK (run $_e2e_token); not a real cluster.
 ClusterName=spankebpfe2e
-SlurmctldHost=$NODE(127.0.0.1)
+SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmctldPort=$E2E_PORT
 SlurmdPort=$((E2E_PORT + 1))
 SlurmUser=root
@@ -238,7 +239,7 @@ KillWait=5
 PlugStackConfig=$E2E_DIR/etc/plugstack.conf
 ${E2E_PROLOGFLAGS:+PrologFlags=$E2E_PROLOGFLAGS}
 ${E2E_SLURM_CONF_EXTRA:-}
-NodeName=$NODE NodeAddr=127.0.0.1 $hw State=UNKNOWN
+NodeName=$NODE NodeHostname=${E2E_NODEHOSTNAME:-$(hostname -s)} NodeAddr=127.0.0.1 $hw State=UNKNOWN
 PartitionName=e2e Nodes=$NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:64
 EOF
 	# slurmd loads a cgroup plugin whatever else is configured, and

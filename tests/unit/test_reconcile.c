@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -78,6 +79,72 @@ static uint64_t stat_of(enum stat_id id)
 static int has(const char *hay, const char *needle)
 {
 	return hay && strstr(hay, needle) != NULL;
+}
+
+/* No --node, no SLURMD_NODENAME, no SPANK_EBPF_NODE: the node's Slurm
+ * name is asked of slurmd (scontrol show slurmd), else of slurmctld
+ * (sinfo's NodeHostname), and never guessed from the host name (a
+ * NodeName other than the host's, slurmd -N). */
+static void test_node_asked_of_slurm(void)
+{
+	struct reconcile_report rep;
+	char host[256], shorth[256], answer[800];
+	char *sq, *si;
+	int rc;
+
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	snprintf(shorth, sizeof(shorth), "%.*s", (int)strcspn(host, "."), host);
+
+	fresh("1\n5\n", 1, "ok", "5|RUNNING\n");
+	ask.node = NULL;
+	tu_scontrol(dir, "ok", "Active Steps             = NONE\nHostname                 = cn007\nVersion                  = 22.05.8\n");
+	tu_sinfo(dir, "ok", "");
+	rc = reconcile(false, &rep);
+	sq = tu_squeue_log(dir);
+	si = tu_sinfo_log(dir);
+	ok(rc == 0 && rep.removed == 0 && has(sq, "--nodelist=cn007 ") && !strcmp(si, ""),
+	   "slurmd says it is cn007: squeue asked about cn007, sinfo not asked: %s", sq);
+	free(sq);
+	free(si);
+
+	fresh("1\n5\n", 1, "ok", "5|RUNNING\n");
+	ask.node = NULL;
+	snprintf(answer, sizeof(answer), "other|elsewhere\ncn042|%s\ncn042|%s\n", shorth, shorth);
+	tu_sinfo(dir, "ok", answer);
+	rc = reconcile(false, &rep);
+	ok(rc == 0 && rep.removed == 0, "slurmd down, slurmctld lists cn042 for this host: the running job is kept");
+	sq = tu_squeue_log(dir);
+	si = tu_sinfo_log(dir);
+	ok(has(sq, "--nodelist=cn042 ") && has(si, "--noheader --Node --format=%N|%n"),
+	   "... sinfo asked once, squeue asked about cn042: %s", sq);
+	free(sq);
+	free(si);
+
+	fresh("1\n5\n", 1, "ok", "5|RUNNING\n");
+	ask.node = NULL;
+	snprintf(answer, sizeof(answer), "cn1|%s\ncn2|%s\n", shorth, shorth);
+	tu_sinfo(dir, "ok", answer);
+	rc = reconcile(false, &rep);
+	ok(rc == 1 && tu_logged("several nodes have this host's name as NodeHostname (cn1, cn2)"),
+	   "slurmd down, two NodeNames for this host: cannot tell, said");
+	ok(!strcmp(tu_squeue_log(dir), ""), "... squeue not asked");
+
+	fresh("1\n5\n", 1, "ok", "5|RUNNING\n");
+	ask.node = NULL;
+	tu_sinfo(dir, "ok", "other|elsewhere\n");
+	rc = reconcile(false, &rep);
+	ok(rc == 1 && tu_logged("this node's Slurm name is unknown: slurmd did not say") &&
+	   !strcmp(tu_squeue_log(dir), ""), "slurmd down, no node for this host: cannot tell, no name guessed");
+
+	fresh("1\n5\n", 1, "ok", "5|RUNNING\n");
+	ask.node = NULL;
+	tu_sinfo(dir, "down", "");
+	rc = reconcile(false, &rep);
+	ok(rc == 1 && tu_logged("/sinfo exited with status 1: slurm_load_jobs error: Unable to contact"),
+	   "slurmd and slurmctld down: cannot tell, nothing changed");
+	ask.node = "node7";
 }
 
 int main(void)
@@ -247,5 +314,6 @@ int main(void)
 	s = state_text();
 	ok(!strcmp(s, "1\n5\n"), "... rewritten clean: %s", s);
 	free(s);
+	test_node_asked_of_slurm();
 	return tap_done();
 }

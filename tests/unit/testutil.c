@@ -183,6 +183,14 @@ void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 		fprintf(stderr, "cannot read %s (set SQUEUE_DOUBLE)\n", src);
 		exit(99);
 	}
+	snprintf(path, sizeof(path), "%s/bin/sinfo", dir);
+	tu_write(path, script, strlen(script));
+	chmod(path, 0755);
+	snprintf(path, sizeof(path), "%s/bin/scontrol", dir);
+	tu_write(path, script, strlen(script));
+	chmod(path, 0755);
+	snprintf(p, sizeof(p), "%s/bin/scontrol.behaviour", dir);
+	tu_write(p, "down", 4); /* slurmd not there unless a test says so */
 	snprintf(path, sizeof(path), "%s/bin/squeue", dir);
 	tu_write(path, script, strlen(script));
 	chmod(path, 0755);
@@ -197,6 +205,37 @@ void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 	ask->squeue = path;
 	ask->node = "node7";
 	ask->timeout = 2;
+}
+
+void tu_sinfo(const char *dir, const char *behaviour, const char *answer)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/bin/sinfo.behaviour", dir);
+	tu_write(p, behaviour, strlen(behaviour));
+	snprintf(p, sizeof(p), "%s/bin/sinfo.answer", dir);
+	tu_write(p, answer, strlen(answer));
+	snprintf(p, sizeof(p), "%s/bin/sinfo.log", dir);
+	unlink(p);
+}
+
+void tu_scontrol(const char *dir, const char *behaviour, const char *answer)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/bin/scontrol.behaviour", dir);
+	tu_write(p, behaviour, strlen(behaviour));
+	snprintf(p, sizeof(p), "%s/bin/scontrol.answer", dir);
+	tu_write(p, answer, strlen(answer));
+}
+
+char *tu_sinfo_log(const char *dir)
+{
+	char path[512], *s;
+
+	snprintf(path, sizeof(path), "%s/bin/sinfo.log", dir);
+	s = tu_slurp(path);
+	return s ? s : strdup("");
 }
 
 char *tu_squeue_log(const char *dir)

@@ -37,10 +37,16 @@ char *tu_double_log(const char *dir);
  * double, sharing its statefile), with its behaviour ("ok", "down",
  * "hang", "garbage", "invalid") and the lines "ok" prints; fills *ask to
  * use it for node "node7". Its log: one line per call, "<args>
- * SLURM_CONF=<v> locked=<yes|no>". */
+ * SLURM_CONF=<v> locked=<yes|no>". It is dir/bin/sinfo too, with files
+ * sinfo.behaviour, sinfo.answer, sinfo.log (tu_sinfo). */
 void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 	       const char *answer);
 char *tu_squeue_log(const char *dir);
+/* The sinfo face of that double: its behaviour and answer; its log. Its
+ * scontrol face (slurmd's own answer) is "down" unless tu_scontrol says. */
+void tu_sinfo(const char *dir, const char *behaviour, const char *answer);
+void tu_scontrol(const char *dir, const char *behaviour, const char *answer);
+char *tu_sinfo_log(const char *dir);
 
 /* hold_update() as a face calls it, with the log context a face sets
  * ("prolog job N", "epilog job N"): the event bits, or -1. */
