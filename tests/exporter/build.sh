@@ -192,7 +192,7 @@ say "building ebpf_exporter $EXP_VERSION (recipe $EXP_RECIPE) in $NEW (log: $LOG
 GOROOT_HOST=$("$EXP_GO" env GOROOT 2>>"$LOG") && [ -d "$GOROOT_HOST" ] ||
 	die "$EXP_GO env GOROOT failed: $(tail -n 3 "$LOG")"
 
-# 1. The build root: trixie with the C side of the build.
+# The build root: trixie with the C side of the build.
 exp_buildroot() {
 	local dir=$EXP_CACHE/buildroot key mirror new t0
 	EXP_ROOT=$dir/root
@@ -224,9 +224,9 @@ exp_buildroot() {
 	mv "$new" "$dir"
 	say "build root ready in $(($(date +%s) - t0)) s ($(du -sh "$EXP_ROOT" | cut -f1))"
 }
-exp_buildroot
 
-# 2. The module and its dependencies, on the host, into the module cache.
+# 1. The module and its dependencies, on the host, into the module cache
+# (first: a refused version fails in a second, before any debootstrap).
 GOMOD=$EXP_CACHE/gomod
 mkdir -p "$GOMOD"
 exp_go() {
@@ -248,6 +248,7 @@ if [ "$rc" -ne 0 ] || printf '%s\n' "$json" | grep -q '"Error"'; then
 		printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Error": "\(.*\)",\{0,1\}$/\1/p' |
 			sed 's/\\n\\t/\n    /g; s/\\n/\n    /g; s/^/    /'
 		printf '%s\n' "$json" | grep -q '"Error"' || printf '%s\n' "$json" | tail -n 10 | sed 's/^/    /'
+		echo "(log: $LOG)"
 	} >&2
 	exit 1
 fi
@@ -264,7 +265,8 @@ if ! (cd "$SRC" && exp_go mod download -x) >>"$LOG" 2>&1; then
 fi
 say "module $EXP_MODULE@$EXP_VERSION (revision ${REVISION:-?}, libbpfgo ${LIBBPFGO:-?}) and its dependencies downloaded in $(($(date +%s) - t0)) s"
 
-# 3. Build and compile inside the build root, offline.
+# 2. Build and compile inside the build root, offline.
+exp_buildroot
 mkdir -p "$EXP_CACHE/gocache"
 cat >"$NEW/work/inside.sh" <<'INSIDE'
 #!/bin/sh
@@ -320,7 +322,7 @@ mv "$NEW/work/out/bin" "$NEW/work/out/configs" "$NEW/"
 cp "$NEW/work/include/vmlinux.h" "$NEW/vmlinux.h"
 say "built with $(grep -m 1 '^libbpf-dev' "$LOG") in $(($(date +%s) - t0)) s: static binary ($(du -h "$NEW/bin/ebpf_exporter" | cut -f1)), configs $(cd "$NEW/configs" && ls *.bpf.o | sed 's/\.bpf\.o$//' | tr '\n' ' ' | sed 's/ $//')"
 
-# 4. Every config attaches here: --config.check --config.strict, one at a
+# 3. Every config attaches here: --config.check --config.strict, one at a
 # time (so that the error names the config), capabilities dropped after
 # attaching as the tests run it.
 t0=$(date +%s)
@@ -335,7 +337,7 @@ for c in $EXP_CONFIGS; do
 done
 say "configs checked on this kernel ($(uname -r)) with --config.strict in $(($(date +%s) - t0)) s"
 
-# 5. Stamp (key, then checksums of every file it vouches for) and rename.
+# 4. Stamp (key, then checksums of every file it vouches for) and rename.
 rm -rf "$NEW/work"
 {
 	exp_key
