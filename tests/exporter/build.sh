@@ -42,13 +42,32 @@
 # 3. The example configs are compiled with clang for the bpf target against
 #    a vmlinux.h dumped from this kernel's BTF, as upstream's
 #    examples/Makefile does (CO-RE: the objects load on other kernels too).
+#    The project's fixtures (tests/exporter/fixtures/*.bpf.c, *.yaml) are
+#    compiled the same way into the same directory:
+#    sse-missing-attach  loads but cannot attach (--config.strict fails)
+#    sse-pinned-map      a map pinned by name under /sys/fs/bpf
 # 4. Every config is checked on this host with --config.check
-#    --config.strict; a config that cannot attach fails the build.
+#    --config.strict; a config that cannot attach fails the build. As a
+#    positive control, sse-missing-attach must fail that check.
 # 5. The result goes to <cache>/<version>-r<recipe>.new, is checksummed
 #    into its stamp, and only then renamed into place. A cached result is
 #    used only when its stamp matches this recipe and its checksums hold:
 #    an interrupted build is never used. One build at a time (flock on
 #    <cache>/.lock).
+#
+# Running it (seen with v2.5.1 on this kind of machine):
+# - Set OTEL_TRACES_EXPORTER=none: by default its OpenTelemetry span
+#   exporter targets localhost:4318, and on SIGTERM it detaches, fails to
+#   flush ("Error flushing spans") and exits 1, which systemd records as a
+#   failed stop.
+# - It opens /proc/kallsyms at start whatever the configs (ksym decoder):
+#   ProtectKernelTunables=yes or ProcSubset=pid makes every start fail.
+#   Without CAP_SYSLOG (perf_event_paranoid=2) the file shows zero
+#   addresses and ksym labels read "unknown_addr:0x...".
+# - CAP_BPF and CAP_PERFMON are needed to load these configs; none of
+#   them calls perf_event_open (raw_tp, tp_btf).
+# - After it exits, the kernel releases its programs asynchronously:
+#   poll (some were still loaded up to ~0.3 s after `systemctl stop`).
 set -u -o pipefail
 
 EXP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -87,6 +106,7 @@ EXP_CONFIGS=${EXPORTER_CONFIGS:-$EXPORTER_CONFIGS_DEFAULT}
 EXP_CACHE=${EXPORTER_CACHE:-${SYSTEM_CACHE:-/var/cache/slurm-spank-ebpf-tests}/exporter}
 EXP_GO=${EXPORTER_GO:-/usr/local/go/bin/go}
 EXP_MODULE=github.com/cloudflare/ebpf_exporter/v2
+EXP_FIXTURES=$EXP_TOP/tests/exporter/fixtures
 EXP_LOCK_WAIT=${EXPORTER_LOCK_WAIT:-3600}
 EXP_PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -150,12 +170,19 @@ if ! flock -w "$EXP_LOCK_WAIT" 8; then
 	die "could not take $EXP_CACHE/.lock within ${EXP_LOCK_WAIT}s (another build.sh?)"
 fi
 
+# The fixtures' names and a checksum of their sources.
+EXP_FIXTURE_NAMES=$(cd "$EXP_FIXTURES" 2>/dev/null && ls *.bpf.c 2>/dev/null | sed 's/\.bpf\.c$//' | tr '\n' ' ' | sed 's/ $//')
+for c in $EXP_FIXTURE_NAMES; do
+	[ -f "$EXP_FIXTURES/$c.yaml" ] || die "fixture $c.bpf.c has no $c.yaml in $EXP_FIXTURES"
+done
+
 # The result's key: what makes it. The configs' list is sorted.
 exp_key() {
-	printf 'recipe=%s version=%s module=%s arch=%s configs=%s buildroot=%s-r%s\n' \
+	printf 'recipe=%s version=%s module=%s arch=%s configs=%s buildroot=%s-r%s fixtures=%s\n' \
 		"$EXP_RECIPE" "$EXP_VERSION" "$EXP_MODULE" "$EXP_ARCH" \
 		"$(echo $EXP_CONFIGS | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $//')" \
-		"$EXP_ROOT_SUITE" "$EXP_ROOT_RECIPE"
+		"$EXP_ROOT_SUITE" "$EXP_ROOT_RECIPE" \
+		"$( (cd "$EXP_FIXTURES" 2>/dev/null && cat $(ls 2>/dev/null | sort)) | sha256sum | cut -c1-16)"
 }
 
 # exp_cached: the result in EXP_OUT is complete and made by this recipe: its
@@ -300,8 +327,15 @@ for c in $EXP_CONFIGS; do
 		-I/work/include -c -target bpf "$c.bpf.c" -o "/work/out/configs/$c.bpf.o"
 	cp "$c.yaml" "/work/out/configs/$c.yaml"
 done
+cd /work/fixtures
+for c in $EXP_FIXTURE_NAMES; do
+	clang -mcpu=v3 -g -O2 -Wall -Werror -D__TARGET_ARCH_$EXP_ARCH $sys_includes \
+		-I/work/include -I/work/src/examples -c -target bpf "$c.bpf.c" -o "/work/out/configs/$c.bpf.o"
+	cp "$c.yaml" "/work/out/configs/$c.yaml"
+done
 INSIDE
-mkdir -p "$NEW/work/out"
+mkdir -p "$NEW/work/out" "$NEW/work/fixtures"
+[ -z "$EXP_FIXTURE_NAMES" ] || cp "$EXP_FIXTURES"/* "$NEW/work/fixtures/"
 mv "$NEW/bin" "$NEW/configs" "$NEW/work/out/"
 t0=$(date +%s)
 _sys_nspawn_prep
@@ -314,13 +348,14 @@ if ! systemd-nspawn -q -D "$EXP_ROOT" --register=no --keep-unit --pipe --private
 	-E GOFLAGS="-mod=readonly -buildvcs=false -trimpath" -E GOTOOLCHAIN=local -E GOENV=off \
 	-E EXP_VERSION="$EXP_VERSION" -E EXP_REVISION="${REVISION:-unknown}" \
 	-E EXP_DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -E EXP_ARCH="$EXP_ARCH" -E EXP_CONFIGS="$EXP_CONFIGS" \
+	-E EXP_FIXTURE_NAMES="$EXP_FIXTURE_NAMES" \
 	/bin/sh /work/inside.sh </dev/null >>"$LOG" 2>&1; then
 	log_tail "$LOG" 30
 	die "building in the $EXP_ROOT_SUITE build root failed (log: $LOG)"
 fi
 mv "$NEW/work/out/bin" "$NEW/work/out/configs" "$NEW/"
 cp "$NEW/work/include/vmlinux.h" "$NEW/vmlinux.h"
-say "built with $(grep -m 1 '^libbpf-dev' "$LOG") in $(($(date +%s) - t0)) s: static binary ($(du -h "$NEW/bin/ebpf_exporter" | cut -f1)), configs $(cd "$NEW/configs" && ls *.bpf.o | sed 's/\.bpf\.o$//' | tr '\n' ' ' | sed 's/ $//')"
+say "built with $(grep -m 1 '^libbpf-dev' "$LOG") in $(($(date +%s) - t0)) s: static binary ($(du -h "$NEW/bin/ebpf_exporter" | cut -f1)), configs $EXP_CONFIGS, fixtures $EXP_FIXTURE_NAMES"
 
 # 3. Every config attaches here: --config.check --config.strict, one at a
 # time (so that the error names the config), capabilities dropped after
@@ -335,6 +370,21 @@ for c in $EXP_CONFIGS; do
 		die "config $c does not attach on this kernel ($(uname -r)): \`$cmd\` failed (log: $LOG)"
 	fi
 done
+# The positive control: a config that cannot attach fails the same check.
+case " $EXP_FIXTURE_NAMES " in
+*" sse-missing-attach "*)
+	c=sse-missing-attach
+	echo "+ ebpf_exporter --config.check --config.strict ... --config.names=$c (must fail)" >>"$LOG"
+	out=$(env -u NOTIFY_SOCKET timeout 60 "$NEW/bin/ebpf_exporter" --config.check --config.strict \
+		--capabilities.keep=none --config.dir="$NEW/configs" --config.names="$c" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" >>"$LOG"
+	if [ "$rc" -eq 0 ] || ! printf '%s\n' "$out" | grep -q "Missed attachments (module:prog): $c:"; then
+		log_tail "$LOG" 10
+		die "the $c fixture passed --config.check --config.strict (exit $rc): the check proves nothing (log: $LOG)"
+	fi
+	;;
+esac
 say "configs checked on this kernel ($(uname -r)) with --config.strict in $(($(date +%s) - t0)) s"
 
 # 4. Stamp (key, then checksums of every file it vouches for) and rename.
