@@ -6,14 +6,31 @@
 # run on this machine inside the cluster's network namespace. The
 # packages come from files (slurm_spank_ebpf_package_source=files): the
 # .debs built in node1 from this tree, and a newer build of them for the
-# rolling upgrade. Five parts (issue 14):
-#   a1  fresh rollout, then --ebpf jobs from ctl on both nodes
-#   a2  a second run changes nothing and restarts nothing
-#   a3  bad values are refused by check-config on the host, nothing changes
-#   a4  a new timeout and a newer package under a running --ebpf job:
-#       slurmd restarted one node at a time, the job's hold untouched
-#   a5  state=absent: packages and declaration gone, slurmd running; an
-#       edited spank_ebpf.conf kept by remove, gone with purge
+# rolling upgrade. The parts, in this order (issue 14; check mode: issue
+# 22, item 10):
+#   an_check_mode_fresh   --check --diff on hosts without the packages
+#                         (package files): completes, shows the plugin's
+#                         line it would write, changes nothing
+#   an_check_mode_repo    the same from a package repository made on each
+#                         host from the run's .debs (package_source=repo)
+#   a1_rollout            fresh rollout, then --ebpf jobs from ctl on both
+#                         nodes
+#   a2_idempotent         a second run changes nothing, restarts nothing
+#   an_check_mode_change  --check --diff of a new timeout: the diff of the
+#                         line, no restart and no wait for one, fast
+#   a3_bad_values         bad values are refused by check-config on the
+#                         host, nothing changes
+#   a4_rolling            a new timeout and a newer package under a running
+#                         --ebpf job: slurmd restarted one node at a time,
+#                         the job's hold untouched
+#   a5_removal            state=absent: packages and declaration gone,
+#                         slurmd running; an edited spank_ebpf.conf kept by
+#                         remove, gone with purge
+#   an_repo_rollout       a real rollout from that repository
+# ANSIBLE_PARTS="NAME..." runs only those parts, in the order given; each
+# expects what the parts before it in the list above leave (a2,
+# an_check_mode_change, a3, a4 and a5 a rollout; the check-mode parts
+# before a1 and an_repo_rollout hosts without the packages).
 # ansible-lint over the role is tests/ansible-lint.sh.
 . "${srcdir:-.}/tests/lib.sh"
 . "${srcdir:-.}/tests/system/lib.sh"
@@ -133,8 +150,8 @@ answered() {
 }
 
 # play NAME ARGS...: site.yml over the inventory, from inside the network
-# namespace, watched (watch_start); AN_RC, AN_OUT (also in
-# $RUN/log/ansible-NAME.log).
+# namespace, watched (watch_start); AN_RC, AN_SECS (its duration), AN_OUT
+# (also in $RUN/log/ansible-NAME.log).
 play() {
 	local name=$1 t0
 	shift
@@ -147,9 +164,10 @@ play() {
 		timeout 600 ansible-playbook -i "$AN/inventory.ini" "$SYS_TOP/contrib/ansible/site.yml" \
 		-e "@$AN/vars.json" "$@" >"$RUN/log/ansible-$name.log" 2>&1
 	AN_RC=$?
+	AN_SECS=$(($(date +%s) - t0))
 	watch_stop
 	AN_OUT=$(cat "$RUN/log/ansible-$name.log")
-	diag "ansible-playbook ($name, $*): exit $AN_RC after $(($(date +%s) - t0)) s"
+	diag "ansible-playbook ($name, $*): exit $AN_RC after $AN_SECS s"
 }
 
 # recap HOST: its PLAY RECAP counters that matter here.
@@ -425,6 +443,281 @@ a5_removal() {
 	done
 }
 
+# --- check mode: ansible-playbook --check --diff (issue 22, item 10) -------------
+#
+# How an admin previews a change: the play must complete, show the diff
+# of what it would write, and change nothing on any host. Self-contained
+# (the helpers an_check_*, an_tree, an_written*, an_repo, an_task and the
+# parts an_check_mode_fresh, an_check_mode_repo, an_check_mode_change,
+# an_repo_rollout use only play, recap, restarts, restarted_once,
+# slurmd_ids, ctl_daemons and pkg_version from above).
+
+# What the role puts on the line, in check mode, for the path of a plugin
+# whose package is not installed yet (the role's README, "Check mode").
+AN_PLACEHOLDER='<spank_ebpf.so-of-slurm-spank-ebpf-once-installed>'
+# The package repository of an_repo, on every host.
+AN_REPO=/srv/slurm-spank-ebpf-repo
+AN_REPO_LIST=sources.list.d/slurm-spank-ebpf-tests.list
+
+# an_ere TEXT: TEXT as an extended regular expression matching itself.
+an_ere() {
+	printf '%s' "$1" | sed -e 's/[\\^]/\\&/g' -e 's/[]*$+?(){}|.[]/[&]/g'
+}
+
+# an_task NAME HOST: what ansible-playbook printed (AN_OUT) for the role's
+# task or handler NAME in the batch that ran HOST (serial: 1, one host a
+# batch): from its header to the next header, diffs included.
+an_task() {
+	printf '%s\n' "$AN_OUT" | awk -v hdr="[slurm_spank_ebpf : $1]" -v h="$2" '
+		function flush() { if (mine && hit) printf "%s", blk; blk = ""; hit = 0 }
+		/^(TASK \[|RUNNING HANDLER \[|PLAY \[|PLAY RECAP)/ { flush(); mine = index($0, hdr) > 0 }
+		mine { blk = blk $0 "\n"; if (index($0, "[" h "]") || index($0, "[" h " -> ")) hit = 1 }
+		END { flush() }'
+}
+
+# an_tree HOST DIR: every entry under DIR on HOST (path, type, mode,
+# owner, link target, and the md5 of each file), or "DIR: none".
+an_tree() {
+	local r=${CL_ROOT[$1]}$2 p y rest
+	if [ ! -e "$r" ]; then
+		echo "$1 $2: none"
+		return
+	fi
+	(cd "$r" && find . -printf '%p %y %m %U:%G %l\n' | sort) | while read -r p y rest; do
+		if [ "$y" = f ]; then
+			echo "$1 $2/${p#./} $y $rest $(md5sum <"$r/$p" | cut -d' ' -f1)"
+		else
+			echo "$1 $2/${p#./} $y $rest"
+		fi
+	done
+}
+
+# an_hosts_state: what a check-mode run must leave as it was: on every
+# host /etc/slurm (the plugin's line, its link, plugstack.conf), the
+# package directory, dpkg's database and the plugin packages' states, the
+# exporter's units at boot; slurmd's PID and start time as systemd gives
+# them and its SlurmdStartTime as slurmctld does; munge and slurmctld on ctl.
+an_hosts_state() {
+	local h
+	for h in $CL_HOSTS; do
+		an_tree "$h" /etc/slurm
+		an_tree "$h" /var/cache/slurm-spank-ebpf
+		echo "$h dpkg status: $(md5sum <"${CL_ROOT[$h]}/var/lib/dpkg/status" | cut -d' ' -f1)"
+		echo "$h packages: $(on "$h" ct dpkg-query -W -f='${Package}=${db:Status-Status}:${Version} ' \
+			slurm-spank-ebpf slurm-spank-ebpf-compute slurm-spank-ebpf-submit 2>&1 | tr '\n' ' ')"
+		echo "$h exporter at boot: $(on "$h" ct systemctl is-enabled "$SYS_UNIT" ebpf_exporter.socket 2>&1 | tr '\n' ' ')"
+	done
+	slurmd_ids
+	for h in $CL_NODES; do
+		echo "$h: $(on ctl ct scontrol -o show node "$h" 2>&1 | grep -o 'SlurmdStartTime=[^ ]*')"
+	done
+	ctl_daemons
+}
+
+# an_written_mark / an_written: what was written on each host's file
+# system in between, whatever the path: the entries of its overlay's
+# upper directory (where every file created, changed or deleted on the
+# host lands) whose inode changed after the mark. an_written_else: the
+# same without what is written whatever the play does: logs (/var/log:
+# the journal, apt's simulation log), Ansible's temporary directory
+# (/root/.ansible), slurmctld's periodic state save on ctl, and the
+# directories above them.
+an_written_mark() {
+	AN_WMARK=$RUN/written.mark
+	: >"$AN_WMARK"
+}
+
+an_written() {
+	local h
+	for h in $CL_HOSTS; do
+		(cd "$RUN/hosts/$h/upper" && find . -cnewer "$AN_WMARK" -printf "$h %y /%P\n" | sort) ||
+			echo "$h: no overlay upper directory"
+	done
+}
+
+an_written_else() {
+	printf '%s\n' "$AN_WRITTEN" | grep -Ev \
+		-e '^[^ ]+ . (/var/log|/root/\.ansible)(/|$)' -e '^ctl . /var/lib/slurm/slurmctld(/|$)' \
+		-e '^[^ ]+ d (/|/root|/var|/var/lib|/var/lib/slurm)$' -e '^$'
+}
+
+# an_check_play NAME ARGS...: play NAME --check --diff ARGS, the hosts'
+# state (an_hosts_state) taken before and after (AN_STATE0, AN_STATE1),
+# what was written meanwhile (AN_WRITTEN), a journal mark (cl_mark) first.
+an_check_play() {
+	local name=$1
+	shift
+	AN_STATE0=$(an_hosts_state)
+	cl_mark
+	an_written_mark
+	play "$name" --check --diff "$@"
+	AN_WRITTEN=$(an_written)
+	AN_STATE1=$(an_hosts_state)
+	diag "$name: written on the hosts during the run: $(printf '%s\n' "$AN_WRITTEN" | wc -l) entries"
+	printf '%s\n' "$AN_WRITTEN" >"$RUN/log/written-$name.txt"
+}
+
+# an_check_nothing_changed TAG: what every check-mode run asserts: it
+# completed, no task failed, and no host changed.
+an_check_nothing_changed() {
+	local tag=$1 h
+	is "$tag: --check --diff completed (exit $AN_RC)" "$AN_RC" 0
+	unlike "$tag: no task failed or was retried" "$AN_OUT" '^(fatal|failed): \[|^FAILED - RETRYING'
+	for h in $CL_HOSTS; do
+		like "$tag: $h: reached, nothing failed" "$(recap "$h")" '^changed=[0-9]+ unreachable=0 failed=0$'
+	done
+	is "$tag: nothing changed on any host (/etc/slurm, package directory, dpkg, exporter at boot, slurmd PID and SlurmdStartTime, ctl's daemons)" \
+		"$AN_STATE1" "$AN_STATE0"
+	is "$tag: no slurmd stopped or started (journals)" "$(restarts node1)$(restarts node2)" ""
+	for h in $CL_HOSTS; do
+		like "$tag: $h: its overlay shows what the run wrote (its journal: a positive control)" \
+			"$AN_WRITTEN" "^$h f /var/log/journal/"
+	done
+	is "$tag: nothing else written on any host (overlays; logs, Ansible's temporary directory, slurmctld's state save aside)" \
+		"$(an_written_else)" ""
+}
+
+# an_check_handler TAG: on each compute node the handler reports the
+# restart it would do (check mode: changed, nothing restarted: see
+# an_check_nothing_changed) and skips the wait for an answer check mode
+# cannot get; on ctl (a submit host only) it restarts nothing.
+an_check_handler() {
+	local tag=$1 h
+	for h in $CL_NODES; do
+		like "$tag: $h: the handler reports the restart it would do" \
+			"$(an_task 'Restart slurmd (the restart)' "$h")" "^changed: \[$h\]"
+		like "$tag: $h: the handler skips the wait for the node (no restart to wait for)" \
+			"$(an_task 'Restart slurmd (the node answers again)' "$h")" "^skipping: \[$h\]"
+	done
+	like "$tag: ctl (submit host): no slurmd restart" "$(an_task 'Restart slurmd (the restart)' ctl)" '^skipping: \[ctl\]'
+}
+
+# an_check_line TAG HOST BEFORE AFTER: the diff of the plugin's file on
+# HOST shows the line BEFORE (nothing: the file is not there) replaced
+# by AFTER.
+an_check_line() {
+	local tag=$1 h=$2 before=$3 after=$4 block
+	block=$(an_task "The plugin's line, checked by the plugin's own parser before it is put in place" "$h")
+	if [ -z "$before" ]; then
+		like "$tag: $h: the diff of the file it would write (none there)" "$block" '^--- before$'
+	else
+		like "$tag: $h: the diff of $AN_CONF" "$block" "^--- before: $(an_ere "$AN_CONF")\$"
+		like "$tag: $h: the line as it is" "$block" "^-$(an_ere "$before")\$"
+	fi
+	like "$tag: $h: from the role's template" "$block" '^\+\+\+ after: .*/spank_ebpf\.conf\.j2$'
+	like "$tag: $h: the line it would write" "$block" "^\+$(an_ere "$after")\$"
+	like "$tag: $h: reported as a change" "$block" "^changed: \[$h\]"
+}
+
+# an_repo: a package repository on every host, of the run's first build
+# (debs-1), indexed with dpkg-scanpackages in $AN_REPO and declared
+# [trusted=yes] in /etc/apt/$AN_REPO_LIST; apt-get update reads that
+# source only (the hosts have no way to a Debian mirror; the lists of the
+# others stay). Once per run.
+an_repo() {
+	local h
+	[ -z "${AN_REPO_DONE:-}" ] || return 0
+	for h in $CL_HOSTS; do
+		mkdir -p "${CL_ROOT[$h]}$AN_REPO"
+		cp "$RUN"/debs-1/*.deb "${CL_ROOT[$h]}$AN_REPO/"
+		echo "deb [trusted=yes] file:$AN_REPO ./" >"${CL_ROOT[$h]}/etc/apt/$AN_REPO_LIST"
+		on "$h" ct sh -c "cd $AN_REPO && dpkg-scanpackages --multiversion . >Packages" >>"$RUN/log/repo-$h.log" 2>&1 ||
+			bail "dpkg-scanpackages failed on $h (log: $RUN/log/repo-$h.log)"
+		on "$h" ct apt-get update -q -o Dir::Etc::sourcelist="$AN_REPO_LIST" -o Dir::Etc::sourceparts=- \
+			-o APT::Get::List-Cleanup=0 >>"$RUN/log/repo-$h.log" 2>&1 ||
+			bail "apt-get update of the test repository failed on $h (log: $RUN/log/repo-$h.log)"
+	done
+	AN_REPO_DONE=1
+}
+
+# The role's packages for HOST, as cl_installed prints them.
+an_role_pkgs() {
+	case $1 in
+	ctl) echo "slurm-spank-ebpf slurm-spank-ebpf-submit" ;;
+	*) echo "slurm-spank-ebpf slurm-spank-ebpf-compute" ;;
+	esac
+}
+
+# check-fresh: --check --diff with package files on hosts without the
+# packages (before the first rollout).
+an_check_mode_fresh() {
+	local h
+	for h in $CL_HOSTS; do
+		is "check-fresh: $h: no plugin package yet" "$(cl_installed "$h")" ""
+	done
+	an_check_play check-fresh
+	an_check_nothing_changed check-fresh
+	for h in $CL_HOSTS; do
+		like "check-fresh: $h: the package files would be copied" "$(an_task 'Package files | copied' "$h")" \
+			"^changed: \[$h\] => \(item=.*/slurm-spank-ebpf_"
+		like "check-fresh: $h: and installed (reported; their versions cannot be read before they are copied)" \
+			"$(an_task 'Package files | would be installed together (check mode)' "$h")" "^changed: \[$h\]"
+		an_check_line check-fresh "$h" "" "optional $AN_PLACEHOLDER mode=opt-in"
+	done
+	an_check_handler check-fresh
+}
+
+# check-repo: the same from a repository (an_repo) the hosts know, with
+# the packages not installed: the role's apt step and its dpkg-query -L.
+an_check_mode_repo() {
+	local h block
+	an_repo
+	for h in $CL_HOSTS; do
+		is "check-repo: $h: no plugin package yet" "$(cl_installed "$h")" ""
+		like "check-repo: $h: the repository offers $AN_V1" "$(on "$h" ct apt-cache policy slurm-spank-ebpf 2>&1)" \
+			"Candidate: $(an_ere "$AN_V1")\$"
+	done
+	an_check_play check-repo -e slurm_spank_ebpf_package_source=repo
+	an_check_nothing_changed check-repo
+	for h in $CL_HOSTS; do
+		block=$(an_task "Packages from the site's repository (apt)" "$h")
+		like "check-repo: $h: apt would install the host's packages (apt's simulation)" "$block" \
+			"^The following NEW packages will be installed:\$"
+		like "check-repo: $h: namely $(an_role_pkgs "$h")" "$block" "^ +$(an_role_pkgs "$h")\$"
+		like "check-repo: $h: reported as a change" "$block" "^changed: \[$h\]"
+		an_check_line check-repo "$h" "" "optional $AN_PLACEHOLDER mode=opt-in"
+	done
+	an_check_handler check-repo
+}
+
+# check-change: after the rollout (a1, a2), a preview of a new timeout.
+an_check_mode_change() {
+	local h
+	declare -A line
+	for h in $CL_HOSTS; do
+		line[$h]=$(on "$h" plugin_line)
+		like "check-change: $h: rolled out before ($(cl_installed "$h"))" "${line[$h]}" ' mode=opt-in$'
+	done
+	an_check_play check-change -e slurm_spank_ebpf_timeout=13
+	an_check_nothing_changed check-change
+	ok_if "check-change: the preview took $AN_SECS s: no wait for a restart that did not happen (at most 60 s; the handler's wait gives up after 120)" \
+		test "$AN_SECS" -le 60
+	for h in $CL_HOSTS; do
+		an_check_line check-change "$h" "${line[$h]}" "${line[$h]} timeout=13"
+	done
+	an_check_handler check-change
+}
+
+# repo-rollout: a real run from the repository (an_repo), on hosts
+# without the packages (after a5's purge).
+an_repo_rollout() {
+	local h
+	an_repo
+	for h in $CL_HOSTS; do
+		is "repo-rollout: $h: no plugin package before" "$(cl_installed "$h")" ""
+	done
+	cl_mark
+	play repo-rollout -e slurm_spank_ebpf_package_source=repo
+	is "repo-rollout: the rollout from the repository succeeded" "$AN_RC" 0
+	for h in $CL_HOSTS; do
+		is "repo-rollout: $h: the role's packages" "$(cl_installed "$h")" "$(an_role_pkgs "$h")"
+		is "repo-rollout: $h: the repository's version" "$(pkg_version "$h")" "$AN_V1"
+		like "repo-rollout: $h: the plugin's line, with the path from dpkg-query -L" "$(on "$h" plugin_line)" \
+			'^optional /usr/lib/[^/]+/slurm-wlm/spank_ebpf\.so mode=opt-in$'
+	done
+	restarted_once repo-rollout "mode=opt-in .* timeout=10s"
+}
+
 main() {
 	local s t
 	cl_setup bookworm
@@ -439,7 +732,7 @@ main() {
 	an_ssh
 	an_vars "$AN/vars.json" "$RUN"/debs-1/*.deb
 	diag "$SUITE: cluster up, no plugin anywhere, after $(sys_elapsed) s; $(ansible-playbook --version | head -n 1)"
-	for s in ${ANSIBLE_PARTS:-a1_rollout a2_idempotent a3_bad_values a4_rolling a5_removal}; do
+	for s in ${ANSIBLE_PARTS:-an_check_mode_fresh an_check_mode_repo a1_rollout a2_idempotent an_check_mode_change a3_bad_values a4_rolling a5_removal an_repo_rollout}; do
 		t=$(date +%s)
 		"$s"
 		diag "$s took $(($(date +%s) - t)) s (total $(sys_elapsed) s)"
