@@ -31,58 +31,12 @@
 
 #include <slurm/spank.h>
 
+#include "spank-stub.h"
+
 #define OPTION_VAR "SPANK__SLURM_SPANK_OPTION_spank_ebpf_ebpf"
 
-static uint32_t current_job = 1;
-
-/* The SPANK API as seen from a job prolog/epilog. */
-spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
-{
-	(void)sp;
-	(void)opt;
-	return ESPANK_SUCCESS;
-}
-
-spank_context_t spank_context(void)
-{
-	return S_CTX_JOB_SCRIPT;
-}
-
-spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
-{
-	va_list ap;
-
-	(void)sp;
-	if (item != S_JOB_ID)
-		return ESPANK_BAD_ARG;
-	va_start(ap, item);
-	*va_arg(ap, uint32_t *) = current_job;
-	va_end(ap);
-	return ESPANK_SUCCESS;
-}
-
-const char *spank_strerror(spank_err_t err)
-{
-	(void)err;
-	return "error";
-}
-
-static int verbose_log;
-#define SINK(name)                                      \
-	void name(const char *fmt, ...)                 \
-	{                                               \
-		va_list ap;                             \
-		if (!verbose_log)                       \
-			return;                         \
-		va_start(ap, fmt);                      \
-		vfprintf(stderr, fmt, ap);              \
-		fputc('\n', stderr);                    \
-		va_end(ap);                             \
-	}
-SINK(slurm_info)
-SINK(slurm_error)
-SINK(slurm_verbose)
-SINK(slurm_debug)
+/* The job the stand-in SPANK API answers for (tests/face/spank-stub.c). */
+#define current_job spank_stub_job
 
 typedef int (*hook_fn)(spank_t, int, char **);
 static hook_fn prolog, epilog;
@@ -160,7 +114,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s SO MODE ITER [ARGS...]\n", argv[0]);
 		return 2;
 	}
-	verbose_log = getenv("BENCH_VERBOSE") != NULL;
+	spank_stub_verbose = getenv("BENCH_VERBOSE") != NULL;
 	if (!strncmp(argv[1], "shell:", 6)) {
 		snprintf(script_dir, sizeof(script_dir), "%s", argv[1] + 6);
 		prolog = script_prolog;
