@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The set of job IDs holding the exporter: a sorted array, and a strict
- * parser that salvages what it can from a damaged file. */
+/* The jobs holding the exporter and their sets: sorted arrays, and a
+ * strict parser that salvages what it can from a damaged file. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +11,45 @@
 void jobset_init(struct jobset *set)
 {
 	set->ids = NULL;
+	set->masks = NULL;
 	set->n = set->cap = 0;
+	set->nnames = 0;
 }
 
 void jobset_free(struct jobset *set)
 {
 	free(set->ids);
+	free(set->masks);
 	jobset_init(set);
+}
+
+/* [a-z][a-z0-9_-]*: name is not NUL-terminated, len says where it ends. */
+static bool valid_set_name(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > JOBSET_NAME_MAX || name[0] < 'a' || name[0] > 'z')
+		return false;
+	for (i = 1; i < len; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_-", name[i]) || !name[i])
+			return false;
+	return true;
+}
+
+int jobset_bit(struct jobset *set, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < set->nnames; i++)
+		if (strlen(set->names[i]) == len && !memcmp(set->names[i], name, len))
+			return i;
+	if (!(len == 1 && name[0] == '-') && !valid_set_name(name, len))
+		return -1;
+	if (set->nnames == JOBSET_SETS_MAX)
+		return -1;
+	memcpy(set->names[set->nnames], name, len);
+	set->names[set->nnames][len] = '\0';
+	return set->nnames++;
 }
 
 bool jobset_valid_id(uint64_t id)
@@ -48,38 +80,80 @@ bool jobset_contains(const struct jobset *set, uint32_t id)
 	return i < set->n && set->ids[i] == id;
 }
 
-int jobset_add(struct jobset *set, uint32_t id)
+int jobset_hold(struct jobset *set, uint32_t id, uint32_t mask)
 {
 	size_t i = lower_bound(set, id);
 
-	if (i < set->n && set->ids[i] == id)
-		return 0;
-	if (set->n >= JOBSET_MAX_IDS)
+	if (i < set->n && set->ids[i] == id) {
+		if ((set->masks[i] | mask) == set->masks[i])
+			return 0;
+		set->masks[i] |= mask;
+		return 1;
+	}
+	if (set->n >= JOBSET_MAX_IDS || mask == 0)
 		return -1;
 	if (set->n == set->cap) {
 		size_t cap = set->cap ? set->cap * 2 : 16;
-		uint32_t *ids = realloc(set->ids, cap * sizeof(*ids));
+		uint32_t *ids = realloc(set->ids, cap * sizeof(*ids)), *masks;
 
 		if (!ids)
 			return -1;
 		set->ids = ids;
+		masks = realloc(set->masks, cap * sizeof(*masks));
+		if (!masks)
+			return -1;
+		set->masks = masks;
 		set->cap = cap;
 	}
 	memmove(set->ids + i + 1, set->ids + i, (set->n - i) * sizeof(*set->ids));
+	memmove(set->masks + i + 1, set->masks + i, (set->n - i) * sizeof(*set->masks));
 	set->ids[i] = id;
+	set->masks[i] = mask;
 	set->n++;
 	return 1;
 }
 
-int jobset_remove(struct jobset *set, uint32_t id)
+int jobset_release(struct jobset *set, uint32_t id, uint32_t mask)
 {
 	size_t i = lower_bound(set, id);
 
-	if (i >= set->n || set->ids[i] != id)
+	if (i >= set->n || set->ids[i] != id || !(set->masks[i] & mask))
 		return 0;
+	set->masks[i] &= ~mask;
+	if (set->masks[i])
+		return 1;
 	memmove(set->ids + i, set->ids + i + 1, (set->n - i - 1) * sizeof(*set->ids));
+	memmove(set->masks + i, set->masks + i + 1, (set->n - i - 1) * sizeof(*set->masks));
 	set->n--;
 	return 1;
+}
+
+int jobset_add(struct jobset *set, uint32_t id)
+{
+	int bit = jobset_bit(set, JOBSET_LEGACY, 1);
+
+	return bit < 0 ? -1 : jobset_hold(set, id, 1u << bit);
+}
+
+int jobset_remove(struct jobset *set, uint32_t id)
+{
+	return jobset_release(set, id, ~0u);
+}
+
+uint32_t jobset_mask(const struct jobset *set, uint32_t id)
+{
+	size_t i = lower_bound(set, id);
+
+	return i < set->n && set->ids[i] == id ? set->masks[i] : 0;
+}
+
+size_t jobset_holders(const struct jobset *set, int bit)
+{
+	size_t i, n = 0;
+
+	for (i = 0; bit >= 0 && bit < 32 && i < set->n; i++)
+		n += (set->masks[i] >> bit) & 1;
+	return n;
 }
 
 /* A canonical decimal: digits only, no sign, no leading zero, at most 10
@@ -114,6 +188,64 @@ static void note(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Form 2's line after the ID: " name[,name...]" into *mask. Returns 0, or
+ * -1 with why noted. */
+static int parse_names(struct jobset *set, const char *s, size_t l, size_t line,
+		       uint32_t *mask, char *why, size_t whylen)
+{
+	size_t pos = 0;
+
+	*mask = 0;
+	if (l == 0) {
+		note(why, whylen, "line %zu: a job with no set", line);
+		return -1;
+	}
+	while (pos <= l) {
+		const char *c = memchr(s + pos, ',', l - pos);
+		size_t n = c ? (size_t)(c - (s + pos)) : l - pos;
+		int bit = jobset_bit(set, s + pos, n);
+
+		if (bit < 0 && set->nnames == JOBSET_SETS_MAX) {
+			note(why, whylen, "line %zu: more than %d set names", line, JOBSET_SETS_MAX);
+			return -1;
+		}
+		if (bit < 0) {
+			note(why, whylen, "line %zu: not a set name", line);
+			return -1;
+		}
+		*mask |= 1u << bit;
+		pos += n + 1;
+	}
+	return 0;
+}
+
+/* One line of form 2, "<jobid> <set>[,<set>...]". Returns -1 on ENOMEM,
+ * else 0 (problems noted in why). */
+static int parse_v2_line(struct jobset *set, const char *s, size_t l, size_t line,
+			 char *why, size_t whylen)
+{
+	const char *sp = memchr(s, ' ', l);
+	int64_t v = sp ? parse_decimal(s, (size_t)(sp - s)) : -1;
+	uint32_t mask;
+
+	if (v < 0 || !jobset_valid_id((uint64_t)v)) {
+		note(why, whylen, "line %zu: not \"<jobid> <set>[,<set>...]\"", line);
+		return 0;
+	}
+	if (parse_names(set, sp + 1, l - (size_t)(sp + 1 - s), line, &mask, why, whylen) < 0)
+		return 0;
+	/* A repeated job keeps every set any of its lines names: a hold is
+	 * never dropped on a guess. */
+	if (jobset_mask(set, (uint32_t)v))
+		note(why, whylen, "line %zu: duplicate job ID %lld", line, (long long)v);
+	if (jobset_hold(set, (uint32_t)v, mask) < 0) {
+		if (set->n < JOBSET_MAX_IDS)
+			return -1;
+		note(why, whylen, "more than %d job IDs", JOBSET_MAX_IDS);
+	}
+	return 0;
+}
+
 int jobset_parse(struct jobset *set, const char *buf, size_t len,
 		 char *whybuf, size_t whybuflen)
 {
@@ -121,6 +253,7 @@ int jobset_parse(struct jobset *set, const char *buf, size_t len,
 	int64_t count = -1;
 	char why[160] = "";
 	const size_t whylen = sizeof(why);
+	bool v2 = false;
 
 	jobset_free(set);
 	if (len > JOBSET_MAX_BYTES) {
@@ -138,10 +271,25 @@ int jobset_parse(struct jobset *set, const char *buf, size_t len,
 		const char *s = buf + pos;
 		const char *nl = memchr(s, '\n', len - pos);
 		size_t l = nl ? (size_t)(nl - s) : len - pos;
-		int64_t v = parse_decimal(s, l);
+		int64_t v;
 
 		pos += l + (nl ? 1 : 0);
 		line++;
+		if (line == 1 && l == sizeof(JOBSET_V2_LINE) - 1 &&
+		    !memcmp(s, JOBSET_V2_LINE, l)) {
+			v2 = true;
+			continue;
+		}
+		if (v2) {
+			if (parse_v2_line(set, s, l, line, why, whylen) < 0)
+				return -1;
+			if (set->n >= JOBSET_MAX_IDS && pos < len) {
+				note(why, whylen, "more than %d job IDs", JOBSET_MAX_IDS);
+				pos = len;
+			}
+			continue;
+		}
+		v = parse_decimal(s, l);
 		if (line == 1) {
 			count = v;
 			if (v < 0 || v > JOBSET_MAX_IDS)
@@ -167,7 +315,7 @@ int jobset_parse(struct jobset *set, const char *buf, size_t len,
 			break;
 		}
 	}
-	if (count >= 0 && (size_t)count != nlines)
+	if (!v2 && count >= 0 && (size_t)count != nlines)
 		note(why, whylen, "count %lld disagrees with %zu job ID lines",
 		     (long long)count, nlines);
 	if (whybuf && whybuflen)
@@ -175,25 +323,87 @@ int jobset_parse(struct jobset *set, const char *buf, size_t len,
 	return why[0] ? 1 : 0;
 }
 
+/* Form 1 says all there is: every job holds only the unit= unit. */
+static bool plain_form(const struct jobset *set)
+{
+	int bit = -1, i;
+	size_t k;
+
+	for (i = 0; i < set->nnames; i++)
+		if (!strcmp(set->names[i], JOBSET_LEGACY))
+			bit = i;
+	for (k = 0; k < set->n; k++)
+		if (bit < 0 || set->masks[k] != 1u << bit)
+			return false;
+	return true;
+}
+
+/* The names of mask's sets, comma-separated, and their length. */
+static size_t names_len(const struct jobset *set, uint32_t mask)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < set->nnames; i++)
+		if (mask & (1u << i))
+			n += strlen(set->names[i]) + 1;
+	return n;
+}
+
 size_t jobset_text_size(const struct jobset *set)
 {
-	return (set->n + 1) * 11 + 1;
+	size_t k, n;
+
+	if (plain_form(set))
+		return (set->n + 1) * 11 + 1;
+	n = sizeof(JOBSET_V2_LINE) + 1;
+	for (k = 0; k < set->n; k++)
+		n += 11 + names_len(set, set->masks[k]) + 1;
+	return n;
 }
 
 size_t jobset_format(const struct jobset *set, char *buf, size_t cap)
 {
+	bool plain = plain_form(set);
+	int order[JOBSET_SETS_MAX], k, j;
 	size_t off, i;
 	int n;
 
-	n = snprintf(buf, cap, "%zu\n", set->n);
+	/* Names in alphabetical order, whatever order they were met in: one
+	 * text for one set of holds. */
+	for (k = 0; k < set->nnames; k++) {
+		for (j = k; j > 0 && strcmp(set->names[order[j - 1]], set->names[k]) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = k;
+	}
+
+	n = plain ? snprintf(buf, cap, "%zu\n", set->n) : snprintf(buf, cap, "%s\n", JOBSET_V2_LINE);
 	if (n < 0 || (size_t)n >= cap)
 		return 0;
 	off = (size_t)n;
 	for (i = 0; i < set->n; i++) {
-		n = snprintf(buf + off, cap - off, "%u\n", set->ids[i]);
+		int b;
+		char sep = ' ';
+
+
+		n = snprintf(buf + off, cap - off, "%u", set->ids[i]);
 		if (n < 0 || (size_t)n >= cap - off)
 			return 0;
 		off += (size_t)n;
+		for (k = 0; !plain && k < set->nnames; k++) {
+			b = order[k];
+			if (!(set->masks[i] & (1u << b)))
+				continue;
+			n = snprintf(buf + off, cap - off, "%c%s", sep, set->names[b]);
+			if (n < 0 || (size_t)n >= cap - off)
+				return 0;
+			off += (size_t)n;
+			sep = ',';
+		}
+		if (off + 1 >= cap)
+			return 0;
+		buf[off++] = '\n';
+		buf[off] = '\0';
 	}
 	return off;
 }

@@ -12,7 +12,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint32_t ids[] = { 1, 2, 3, 5, 8, 13, 21, 42, 4294967293u };
-	struct jobset set = { ids, sizeof(ids) / sizeof(ids[0]), sizeof(ids) / sizeof(ids[0]) };
+	static uint32_t masks[sizeof(ids) / sizeof(ids[0])] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	struct jobset set = { .ids = ids, .masks = masks, .n = sizeof(ids) / sizeof(ids[0]),
+			      .cap = sizeof(ids) / sizeof(ids[0]) };
 	struct job_answer ans[sizeof(ids) / sizeof(ids[0])];
 	char *text, why[300] = "";
 	size_t i;
