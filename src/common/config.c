@@ -144,9 +144,9 @@ static int parse_seconds(const char *arg, const char *key, const char *val,
 }
 
 enum key { K_MODE, K_UNIT, K_STATE, K_SYSTEMCTL, K_TIMEOUT, K_LOCK_TIMEOUT, K_START,
-	   K_LINGER, K_COUNT };
+	   K_LINGER, K_SETS, K_COUNT };
 static const char *const key_names[K_COUNT] = {
-	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout", "start", "linger"
+	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout", "start", "linger", "sets"
 };
 
 static int apply(struct config *cfg, enum key k, const char *arg,
@@ -191,6 +191,11 @@ static int apply(struct config *cfg, enum key k, const char *arg,
 	case K_LINGER:
 		return parse_seconds(arg, "linger", val, 0, CONFIG_LINGER_MAX, &cfg->linger,
 				     err, errlen);
+	case K_SETS:
+		if (check_path(arg, "sets", val, err, errlen))
+			return -1;
+		snprintf(cfg->sets, sizeof(cfg->sets), "%s", val);
+		return 0;
 	case K_LOCK_TIMEOUT:
 		return parse_seconds(arg, "lock_timeout", val, 1, CONFIG_TIMEOUT_MAX,
 				     &cfg->lock_timeout, err, errlen);
@@ -232,7 +237,7 @@ static int parse_args(struct config *cfg, int argc, char *const argv[],
 				break;
 		if (k == K_COUNT)
 			return fail(err, errlen, arg,
-				    "unknown key (expected mode, unit, state, systemctl, timeout, lock_timeout, start or linger)");
+				    "unknown key (expected mode, unit, state, systemctl, timeout, lock_timeout, start, linger or sets)");
 		if (!eq)
 			return fail(err, errlen, arg, "expected %s=VALUE", key_names[k]);
 		if (eq[1] == '\0')
@@ -270,7 +275,7 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 	return 0;
 }
 
-_Static_assert(K_COUNT == CONFIG_KEYS, "config_args gives every key");
+_Static_assert(K_COUNT == CONFIG_KEYS + 1, "config_args gives every key (sets= when set)");
 
 struct argbuf {
 	char *buf;
@@ -292,14 +297,14 @@ static void add_arg(struct argbuf *ab, const char *fmt, ...)
 	len = vsnprintf(ab->buf + ab->used, CONFIG_ARGS_BUF - ab->used, fmt, ap);
 	va_end(ap);
 	/* Every value is bounded by its parser, so CONFIG_ARGS_BUF holds all
-	 * eight; should that ever break, the argument is cut, never overrun. */
+	 * nine; should that ever break, the argument is cut, never overrun. */
 	ab->used += len < 0 ? 1 : (size_t)len + 1;
 	if (ab->used > CONFIG_ARGS_BUF - 1)
 		ab->used = CONFIG_ARGS_BUF - 1;
 }
 
 int config_args(const struct config *cfg, char buf[CONFIG_ARGS_BUF],
-		char *argv[CONFIG_KEYS])
+		char *argv[CONFIG_KEYS + 1])
 {
 	struct argbuf ab = { buf, 0, argv, 0 };
 
@@ -311,6 +316,8 @@ int config_args(const struct config *cfg, char buf[CONFIG_ARGS_BUF],
 	add_arg(&ab, "lock_timeout=%u", cfg->lock_timeout);
 	add_arg(&ab, "start=%s", config_start_name(cfg->start));
 	add_arg(&ab, "linger=%u", cfg->linger);
+	if (cfg->sets[0])
+		add_arg(&ab, "sets=%s", cfg->sets);
 	return ab.n;
 }
 

@@ -39,6 +39,7 @@ struct config {
 	unsigned int lock_timeout; /* seconds */
 	enum start_mode start;
 	unsigned int linger;       /* seconds the exporter outlives the last job */
+	char sets[CONFIG_PATH_MAX]; /* the probe sets file (sets.h); "": none, one unit= */
 	/* The admin command the linger timer runs; not a plugstack argument,
 	 * tests point it elsewhere. */
 	char admin_cmd[CONFIG_PATH_MAX];
@@ -54,14 +55,16 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 		 char *err, size_t errlen);
 
 /* The inverse of config_parse: *cfg as plugstack arguments, every key
- * given, in a fixed order; parsing them back yields the same settings.
- * For the programs the plugin starts with its own configuration (the
- * linger timer's spank-ebpf linger-end). The strings live in buf, whose
- * CONFIG_ARGS_BUF bytes always suffice; returns how many (CONFIG_KEYS). */
+ * given (sets= only when set: it has no empty value), in a fixed order;
+ * parsing them back yields the same settings. For the programs the plugin
+ * starts with its own configuration (the linger timer's spank-ebpf
+ * linger-end). The strings live in buf, whose CONFIG_ARGS_BUF bytes
+ * always suffice; returns how many (CONFIG_KEYS, or one more with sets=);
+ * argv has room for CONFIG_KEYS + 1. */
 #define CONFIG_KEYS 8
-#define CONFIG_ARGS_BUF (3 * CONFIG_PATH_MAX + CONFIG_UNIT_MAX + 160)
+#define CONFIG_ARGS_BUF (4 * CONFIG_PATH_MAX + CONFIG_UNIT_MAX + 170)
 int config_args(const struct config *cfg, char buf[CONFIG_ARGS_BUF],
-		char *argv[CONFIG_KEYS]);
+		char *argv[CONFIG_KEYS + 1]);
 
 const char *config_mode_name(enum ebpf_mode mode);
 const char *config_start_name(enum start_mode start);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jobset.h"
+#include "sets.h"
 
 void jobset_init(struct jobset *set)
 {
@@ -23,19 +24,6 @@ void jobset_free(struct jobset *set)
 	jobset_init(set);
 }
 
-/* [a-z][a-z0-9_-]*: name is not NUL-terminated, len says where it ends. */
-static bool valid_set_name(const char *name, size_t len)
-{
-	size_t i;
-
-	if (len == 0 || len > JOBSET_NAME_MAX || name[0] < 'a' || name[0] > 'z')
-		return false;
-	for (i = 1; i < len; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_-", name[i]) || !name[i])
-			return false;
-	return true;
-}
-
 int jobset_bit(struct jobset *set, const char *name, size_t len)
 {
 	int i;
@@ -43,7 +31,7 @@ int jobset_bit(struct jobset *set, const char *name, size_t len)
 	for (i = 0; i < set->nnames; i++)
 		if (strlen(set->names[i]) == len && !memcmp(set->names[i], name, len))
 			return i;
-	if (!(len == 1 && name[0] == '-') && !valid_set_name(name, len))
+	if (!(len == 1 && name[0] == '-') && !sets_valid_name(name, len))
 		return -1;
 	if (set->nnames == JOBSET_SETS_MAX)
 		return -1;

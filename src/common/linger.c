@@ -11,6 +11,7 @@
 #include "log.h"
 #include "runcmd.h"
 #include "transition.h"
+#include "unit.h"
 
 #define TIMER_NAME_MAX 128
 
@@ -55,21 +56,28 @@ static int take_number(const char **p, const char *key, long long *v)
 	return 0;
 }
 
-static void window_read(struct statefile *sf, const struct config *cfg, struct window *w)
+/* <state>.linger for unit=, <state>.linger.<set> for a probe set. */
+static void window_file(const struct target *t, char *buf, size_t len)
+{
+	snprintf(buf, len, ".linger%s", t->aux);
+}
+
+static void window_read(struct statefile *sf, const struct target *t, struct window *w)
 {
 	static const char name_chars[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
-	char buf[256];
+	char buf[256], file[64];
 	const char *p = buf;
 	long long now = boot_seconds();
 	size_t len, nlen;
 
 	memset(w, 0, sizeof(*w));
-	if (statefile_read_aux(sf, ".linger", buf, sizeof(buf), &len) != 0)
+	window_file(t, file, sizeof(file));
+	if (statefile_read_aux(sf, file, buf, sizeof(buf), &len) != 0)
 		return;
 	if (strlen(buf) != len || take_number(&p, "end ", &w->end) < 0) {
-		log_msg(LOG_ERROR, "linger window file \"%s.linger\" is damaged: treated as expired",
-			sf->path);
+		log_msg(LOG_ERROR, "linger window file \"%s%s\" is damaged: treated as expired",
+			sf->path, file);
 		memset(w, 0, sizeof(*w));
 		w->end = 1; /* long past: the window is over */
 		return;
@@ -77,41 +85,42 @@ static void window_read(struct statefile *sf, const struct config *cfg, struct w
 	if (*p) {
 		nlen = strncmp(p, "timer ", 6) ? 0 : strspn(p + 6, name_chars);
 		if (nlen == 0 || nlen >= sizeof(w->timer) || p[6 + nlen] != ' ') {
-			log_msg(LOG_ERROR, "linger window file \"%s.linger\" has a damaged timer line: ignored",
-				sf->path);
+			log_msg(LOG_ERROR, "linger window file \"%s%s\" has a damaged timer line: ignored",
+				sf->path, file);
 		} else {
 			snprintf(w->timer, sizeof(w->timer), "%.*s", (int)nlen, p + 6);
 			p += 6 + nlen;
 			if (take_number(&p, " ", &w->due) < 0 || *p) {
-				log_msg(LOG_ERROR, "linger window file \"%s.linger\" has a damaged timer line: ignored",
-					sf->path);
+				log_msg(LOG_ERROR, "linger window file \"%s%s\" has a damaged timer line: ignored",
+					sf->path, file);
 				w->timer[0] = '\0';
 			}
 		}
 	}
-	if (w->end > now + cfg->linger) {
-		log_msg(LOG_ERROR, "linger window file \"%s.linger\" ends in %lld s, beyond linger=%u: capped",
-			sf->path, w->end - now, cfg->linger);
-		w->end = now + cfg->linger;
+	if (w->end > now + t->linger) {
+		log_msg(LOG_ERROR, "linger window file \"%s%s\" ends in %lld s, beyond linger=%u: capped",
+			sf->path, file, w->end - now, t->linger);
+		w->end = now + t->linger;
 	}
 }
 
 /* Replaces the file (atomically, under the lock), or removes it when it
  * records nothing. */
-static int window_write(struct statefile *sf, const struct window *w)
+static int window_write(struct statefile *sf, const struct target *t, const struct window *w)
 {
-	char text[256];
+	char text[256], file[64];
 	int len;
 
+	window_file(t, file, sizeof(file));
 	if (w->end == 0 && !w->timer[0]) {
-		statefile_remove_aux(sf, ".linger");
+		statefile_remove_aux(sf, file);
 		return 0;
 	}
 	len = snprintf(text, sizeof(text), "end %lld\n", w->end);
 	if (w->timer[0])
 		len += snprintf(text + len, sizeof(text) - (size_t)len, "timer %s %lld\n",
 				w->timer, w->due);
-	return statefile_write_aux(sf, ".linger", "linger window", text, (size_t)len);
+	return statefile_write_aux(sf, file, "linger window", text, (size_t)len);
 }
 
 /* systemd-run beside systemctl: the same systemd, found the same way. */
@@ -125,12 +134,12 @@ static void systemd_run_path(const struct config *cfg, char *buf, size_t len)
 /* The timer's unit name: the exporter's unit (systemd's unit-name
  * characters but '@' and '\', which would make it something else), when
  * it is due and who armed it, so no two are ever the same. */
-static void timer_name(const struct config *cfg, long long due, char *buf, size_t len)
+static void timer_name(const struct target *t, long long due, char *buf, size_t len)
 {
 	char unit[64];
 	size_t i;
 
-	config_unit_display(cfg, unit, sizeof(unit));
+	unit_display(t->unit, unit, sizeof(unit));
 	for (i = 0; unit[i]; i++)
 		if (unit[i] == '@' || unit[i] == '\\' || unit[i] == '.' || unit[i] == ':')
 			unit[i] = '_';
@@ -138,19 +147,19 @@ static void timer_name(const struct config *cfg, long long due, char *buf, size_
 }
 
 /* Arms the one timer for the window's end w->end and records it in *w. */
-static int arm_timer(const struct config *cfg, struct window *w)
+static int arm_timer(const struct config *cfg, const struct target *t, struct window *w)
 {
 	static struct runcmd_result res;
 	char run[CONFIG_PATH_MAX + 16], name[TIMER_NAME_MAX], unit[TIMER_NAME_MAX + 8], when[32];
-	char args[CONFIG_ARGS_BUF], why[160];
-	char *argv[10 + CONFIG_KEYS];
+	char args[CONFIG_ARGS_BUF], why[160], set[JOBSET_NAME_MAX + 8];
+	char *argv[12 + CONFIG_KEYS];
 	long long now = boot_seconds(), in = w->end - now;
 	int n = 0;
 
 	if (in < 1)
 		in = 1;
 	systemd_run_path(cfg, run, sizeof(run));
-	timer_name(cfg, now + in, name, sizeof(name));
+	timer_name(t, now + in, name, sizeof(name));
 	snprintf(unit, sizeof(unit), "--unit=%s", name);
 	snprintf(when, sizeof(when), "--on-active=%lld", in);
 	argv[n++] = run;
@@ -162,6 +171,10 @@ static int arm_timer(const struct config *cfg, struct window *w)
 	argv[n++] = "--";
 	argv[n++] = (char *)cfg->admin_cmd;
 	argv[n++] = "linger-end";
+	if (strcmp(t->name, JOBSET_LEGACY)) {
+		snprintf(set, sizeof(set), "--set=%s", t->name);
+		argv[n++] = set;
+	}
 	/* The settings, not the line as written: every key, canonical, so the
 	 * timer's command shows exactly what linger-end will use. */
 	n += config_args(cfg, args, argv + n);
@@ -186,58 +199,61 @@ static int timer_pending(const struct config *cfg, const struct window *w)
 	return w->timer[0] && w->due > now - fired_grace(cfg) && w->due <= w->end + 1;
 }
 
-int linger_open(struct statefile *sf, const struct config *cfg)
+int linger_open(struct statefile *sf, const struct config *cfg, const struct target *t)
 {
 	struct window w;
 
-	window_read(sf, cfg, &w);
-	w.end = boot_seconds() + cfg->linger;
-	if (!timer_pending(cfg, &w) && arm_timer(cfg, &w) < 0) {
-		linger_forget(sf);
+	window_read(sf, t, &w);
+	w.end = boot_seconds() + t->linger;
+	if (!timer_pending(cfg, &w) && arm_timer(cfg, t, &w) < 0) {
+		linger_forget(sf, t);
 		return -1;
 	}
-	if (window_write(sf, &w) < 0) {
-		linger_forget(sf);
+	if (window_write(sf, t, &w) < 0) {
+		linger_forget(sf, t);
 		return -1;
 	}
 	return 0;
 }
 
-int linger_close(struct statefile *sf, const struct config *cfg)
+int linger_close(struct statefile *sf, const struct target *t)
 {
 	struct window w;
 
-	window_read(sf, cfg, &w);
+	window_read(sf, t, &w);
 	if (w.end == 0)
 		return 0;
 	w.end = 0;
-	if (window_write(sf, &w) < 0)
-		statefile_remove_aux(sf, ".linger"); /* no window either way */
+	if (window_write(sf, t, &w) < 0)
+		linger_forget(sf, t); /* no window either way */
 	return 1;
 }
 
-void linger_forget(struct statefile *sf)
+void linger_forget(struct statefile *sf, const struct target *t)
 {
-	statefile_remove_aux(sf, ".linger");
+	char file[64];
+
+	window_file(t, file, sizeof(file));
+	statefile_remove_aux(sf, file);
 }
 
-long linger_left(struct statefile *sf, const struct config *cfg)
+long linger_left(struct statefile *sf, const struct target *t)
 {
 	struct window w;
 	long long now = boot_seconds();
 
-	window_read(sf, cfg, &w);
+	window_read(sf, t, &w);
 	if (w.end == 0)
 		return -1;
 	return w.end > now ? (long)(w.end - now) : 0;
 }
 
-int linger_timer(struct statefile *sf, const struct config *cfg, char *name, size_t len,
+int linger_timer(struct statefile *sf, const struct target *t, char *name, size_t len,
 		 long *due_in)
 {
 	struct window w;
 
-	window_read(sf, cfg, &w);
+	window_read(sf, t, &w);
 	snprintf(name, len, "%s", w.timer);
 	if (!w.timer[0])
 		return -1;
@@ -245,26 +261,27 @@ int linger_timer(struct statefile *sf, const struct config *cfg, char *name, siz
 	return 0;
 }
 
-int linger_rearm(struct statefile *sf, const struct config *cfg)
+int linger_rearm(struct statefile *sf, const struct config *cfg, const struct target *t)
 {
 	struct window w;
 
-	window_read(sf, cfg, &w);
+	window_read(sf, t, &w);
 	if (w.end == 0)
 		return 0;
 	w.timer[0] = '\0';
-	if (arm_timer(cfg, &w) < 0)
+	if (arm_timer(cfg, t, &w) < 0)
 		return -1;
-	return window_write(sf, &w);
+	return window_write(sf, t, &w);
 }
 
-int linger_end(const struct config *cfg)
+int linger_end(const struct config *cfg, const struct target *t)
 {
 	struct statefile sf;
 	struct jobset set;
 	struct window w;
 	char display[CONFIG_UNIT_MAX];
 	long long now;
+	size_t held;
 	int rc = -1;
 
 	jobset_init(&set);
@@ -273,27 +290,28 @@ int linger_end(const struct config *cfg)
 		goto out;
 	rc = 0;
 	now = boot_seconds();
-	window_read(&sf, cfg, &w);
+	held = jobset_holders(&set, jobset_bit(&set, t->name, strlen(t->name)));
+	window_read(&sf, t, &w);
 	/* The recorded timer has fired (it is this run, or one before it):
 	 * it is no longer pending. */
 	if (w.timer[0] && w.due <= now + 1)
 		w.timer[0] = '\0';
-	config_unit_display(cfg, display, sizeof(display));
-	if (set.n > 0 || w.end == 0) {
-		log_msg(LOG_INFO, "linger window over: %s", set.n ? "a job joined, the exporter stays" :
+	unit_display(t->unit, display, sizeof(display));
+	if (held > 0 || w.end == 0) {
+		log_msg(LOG_INFO, "linger window over: %s", held ? "a job joined, the exporter stays" :
 			"already closed");
-		window_write(&sf, &w);
+		window_write(&sf, t, &w);
 	} else if (w.end > now + 1) {
 		/* A later job left since the timer was armed: one timer for
 		 * what is left, unless one is pending already. */
 		log_msg(LOG_INFO, "linger window moved on by a later job: %lld s left", w.end - now);
-		if (!timer_pending(cfg, &w) && arm_timer(cfg, &w) < 0)
+		if (!timer_pending(cfg, &w) && arm_timer(cfg, t, &w) < 0)
 			log_msg(LOG_ERROR, "the window ends at the next reconcile instead");
-		window_write(&sf, &w);
+		window_write(&sf, t, &w);
 	} else {
-		linger_forget(&sf);
-		log_msg(LOG_INFO, "stopping %s after %u s without jobs", display, cfg->linger);
-		transition_run(&sf, cfg, TRANSITION_STOP);
+		linger_forget(&sf, t);
+		log_msg(LOG_INFO, "stopping %s after %u s without jobs", display, t->linger);
+		transition_run(&sf, cfg, t, TRANSITION_STOP);
 	}
 out:
 	statefile_close(&sf);

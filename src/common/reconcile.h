@@ -16,13 +16,25 @@
 #include "slurmjobs.h"
 #include "unit.h"
 
+/* One unit reconciled: unit=, or a probe set's instance. */
+struct reconcile_target {
+	char name[JOBSET_NAME_MAX + 1]; /* "-" or the set's name */
+	char unit_name[CONFIG_UNIT_MAX];
+	size_t held;            /* jobs holding it, after the removals */
+	enum unit_state unit;   /* what systemd said, before any action */
+	int events;             /* event bits: what was (would be) done */
+	long linger_left;       /* seconds left in its window, or -1 */
+};
+
 struct reconcile_report {
 	size_t held;            /* jobs in the state when it started */
 	size_t removed;         /* removed (or that would be, dry run) */
 	bool damaged;           /* the state file was damaged (salvaged) */
-	enum unit_state unit;   /* what systemd said, before any action */
-	int unit_events;        /* event bits: what was (would be) done */
-	long linger_left;       /* seconds left in a linger window, or -1 / 0 */
+	enum unit_state unit;   /* the first target's (unit= without sets) */
+	int unit_events;        /* every target's event bits, together */
+	long linger_left;       /* the first target's window, or -1 */
+	int ntargets;
+	struct reconcile_target targets[JOBSET_SETS_MAX];
 	char why[400];          /* when it could not tell: why */
 };
 

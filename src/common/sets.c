@@ -66,10 +66,16 @@ static bool printable(const char *s)
 	return true;
 }
 
-static bool valid_set_name(const char *s, size_t len)
+bool sets_valid_name(const char *s, size_t len)
 {
-	return len > 0 && len <= SET_NAME_MAX && s[0] >= 'a' && s[0] <= 'z' &&
-	       strspn(s, set_name_chars) >= len;
+	size_t i;
+
+	if (len == 0 || len > SET_NAME_MAX || s[0] < 'a' || s[0] > 'z')
+		return false;
+	for (i = 1; i < len; i++)
+		if (!s[i] || !strchr(set_name_chars, s[i]))
+			return false;
+	return true;
 }
 
 /* Absolute, normalised, printable, without "$" or "%" (systemd would
@@ -345,7 +351,7 @@ int sets_parse(const char *text, size_t len, const char *name, struct sets *s,
 
 			if (s->n && set_done(&p, s) < 0)
 				return -1;
-			if (l[nlen - 1] != ']' || !valid_set_name(l + 1, nlen - 2))
+			if (l[nlen - 1] != ']' || !sets_valid_name(l + 1, nlen - 2))
 				return refuse(&p, "\"%.40s\": a set's name is [a-z][a-z0-9_-]*, at most %d characters, in brackets",
 					      l, SET_NAME_MAX);
 			if (sets_find(s, l + 1, nlen - 2) >= 0)

@@ -64,6 +64,10 @@ int sets_parse(const char *text, size_t len, const char *name, struct sets *s,
  * writable by group or others, at most SETS_FILE_MAX bytes. */
 int sets_load(const char *path, struct sets *s, char *err, size_t errlen);
 
+/* [a-z][a-z0-9_-]*, at most SET_NAME_MAX: name (len bytes, not
+ * necessarily NUL-terminated) may be a set's. */
+bool sets_valid_name(const char *name, size_t len);
+
 /* The index of the set called name (len bytes), or -1. */
 int sets_find(const struct sets *s, const char *name, size_t len);
 

@@ -68,36 +68,49 @@ size_t stats_format(const struct stats *st, char *buf, size_t cap)
 	return n < cap ? n : 0;
 }
 
-int stats_load(struct statefile *sf, struct stats *st)
+int stats_load_of(struct statefile *sf, const char *aux, struct stats *st)
 {
-	char buf[STATS_MAX_BYTES];
+	char buf[STATS_MAX_BYTES], suffix[64];
 	size_t len;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	rc = statefile_read_aux(sf, ".stats", buf, sizeof(buf), &len);
+	snprintf(suffix, sizeof(suffix), ".stats%s", aux);
+	rc = statefile_read_aux(sf, suffix, buf, sizeof(buf), &len);
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && stats_parse(st, buf, len) > 0)
-		log_msg(LOG_ERROR, "counters file \"%s.stats\" has damaged lines; they count as 0",
-			sf->path);
+		log_msg(LOG_ERROR, "counters file \"%s%s\" has damaged lines; they count as 0",
+			sf->path, suffix);
 	return 0;
 }
 
-void stats_update(struct statefile *sf, const struct stats *add, enum stat_id gid,
-		  uint64_t gval)
+int stats_load(struct statefile *sf, struct stats *st)
 {
-	char buf[STATS_MAX_BYTES];
+	return stats_load_of(sf, "", st);
+}
+
+void stats_update_of(struct statefile *sf, const char *aux, const struct stats *add,
+		     enum stat_id gid, uint64_t gval)
+{
+	char buf[STATS_MAX_BYTES], suffix[64];
 	struct stats st;
 	size_t k, len;
 
-	if (stats_load(sf, &st) < 0)
+	if (stats_load_of(sf, aux, &st) < 0)
 		return;
 	for (k = 0; k < STAT_COUNT; k++)
 		st.v[k] += add->v[k];
 	if (gid < STAT_COUNT)
 		st.v[gid] = gval;
 	len = stats_format(&st, buf, sizeof(buf));
+	snprintf(suffix, sizeof(suffix), ".stats%s", aux);
 	if (len)
-		statefile_write_aux(sf, ".stats", "counters", buf, len);
+		statefile_write_aux(sf, suffix, "counters", buf, len);
+}
+
+void stats_update(struct statefile *sf, const struct stats *add, enum stat_id gid,
+		  uint64_t gval)
+{
+	stats_update_of(sf, "", add, gid, gval);
 }

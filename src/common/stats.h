@@ -43,11 +43,15 @@ size_t stats_format(const struct stats *st, char *buf, size_t cap);
 /* Reads <state>.stats (missing: all zero). Returns 0, -1 (logged) when it
  * cannot be used. */
 int stats_load(struct statefile *sf, struct stats *st);
+/* The same for a probe set's counters, <state>.stats<aux> (aux ".io"). */
+int stats_load_of(struct statefile *sf, const char *aux, struct stats *st);
 
 /* Under the lock: reads, adds *add, sets gauge gid to gval (when gid <
  * STAT_COUNT), writes back. Failures are logged and otherwise ignored:
  * counters never hold a job back. */
 void stats_update(struct statefile *sf, const struct stats *add, enum stat_id gid,
 		  uint64_t gval);
+void stats_update_of(struct statefile *sf, const char *aux, const struct stats *add,
+		     enum stat_id gid, uint64_t gval);
 
 #endif

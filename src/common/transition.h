@@ -8,6 +8,8 @@
 #define SPANK_EBPF_TRANSITION_H
 
 #include "config.h"
+#include "jobset.h"
+#include "sets.h"
 #include "statefile.h"
 
 /* What an operation did, as bits, for callers that count (the admin
@@ -29,8 +31,32 @@ enum transition {
 	TRANSITION_STOP,     /* no job holds it any more */
 };
 
-/* With the lock held: systemctl start or stop, logged and counted.
- * Returns the event bits of what happened. */
-int transition_run(struct statefile *sf, const struct config *cfg, enum transition what);
+/* One unit the state's jobs hold: unit= itself ("-", without probe
+ * sets), or a probe set's instance of the sets file's template. Its
+ * counters and linger window are files beside the state: <state>.stats
+ * and <state>.linger for "-", <state>.stats.<set> and .linger.<set> for
+ * a set. */
+struct target {
+	char name[JOBSET_NAME_MAX + 1];  /* "-" or the set's name */
+	char unit[CONFIG_UNIT_MAX];      /* the systemd unit */
+	char aux[JOBSET_NAME_MAX + 2];   /* "" or ".<set>" */
+	unsigned int linger;             /* seconds */
+};
+
+/* The target called name. sets: the sets file (NULL when it cannot be
+ * read: a set's unit is then the default template's, its linger the
+ * line's). A set no longer declared keeps its unit, to be released. */
+void target_of(const struct config *cfg, const struct sets *sets, const char *name,
+	       struct target *t);
+
+/* The targets to look after, as names in set's table (returns how many):
+ * every one the state names (held, or no longer), every declared set, and
+ * unit= without sets. */
+int target_names(const struct config *cfg, const struct sets *sets, struct jobset *set);
+
+/* With the lock held: systemctl start or stop of the target's unit,
+ * logged and counted. Returns the event bits of what happened. */
+int transition_run(struct statefile *sf, const struct config *cfg, const struct target *t,
+		   enum transition what);
 
 #endif

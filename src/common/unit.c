@@ -47,16 +47,26 @@ static int systemctl(const struct config *cfg, const char *unit, const char *ver
 	return runcmd(argv, cfg->timeout * 1000, res);
 }
 
-int unit_action(const struct config *cfg, const char *verb, unsigned long *elapsed_ms)
+void unit_display(const char *unit, char *buf, size_t len)
+{
+	size_t n = strlen(unit);
+
+	if (n > 8 && !strcmp(unit + n - 8, ".service"))
+		n -= 8;
+	snprintf(buf, len, "%.*s", (int)n, unit);
+}
+
+int unit_action(const struct config *cfg, const char *unit, const char *verb,
+		unsigned long *elapsed_ms)
 {
 	static struct runcmd_result res; /* 64 KiB of output: not on the stack */
 	char display[CONFIG_UNIT_MAX], why[160];
 	bool start = !strcmp(verb, "start");
 	bool queued = start && cfg->start == START_BACKGROUND;
 
-	config_unit_display(cfg, display, sizeof(display));
+	unit_display(unit, display, sizeof(display));
 	log_msg(LOG_INFO, "%s %s", start ? "starting" : "stopping", display);
-	if (systemctl(cfg, cfg->unit, verb, queued, &res) == 0) {
+	if (systemctl(cfg, unit, verb, queued, &res) == 0) {
 		/* How long jobs wait for the unit: systemd's own time plus the
 		 * exporter's start-up (the benchmarks collect this line). */
 		if (queued)
@@ -72,7 +82,7 @@ int unit_action(const struct config *cfg, const char *verb, unsigned long *elaps
 	}
 	runcmd_describe(&res, cfg->timeout * 1000, why, sizeof(why));
 	log_msg(LOG_ERROR, "failed to %s %s: %s %s %s %s",
-		verb, cfg->unit, cfg->systemctl, verb, cfg->unit, why);
+		verb, unit, cfg->systemctl, verb, unit, why);
 	log_output(LOG_ERROR, &res);
 	if (elapsed_ms)
 		*elapsed_ms = res.elapsed_ms;
@@ -120,23 +130,23 @@ enum unit_state unit_query_unit(const struct config *cfg, const char *unit, char
 /* Where systemd puts the unit's cgroup unless told otherwise: a template
  * instance "a@b.service" in system.slice/system-a.slice/ ("-" in the
  * template's name escaped as \x2d), anything else in system.slice/. */
-static void default_cgroup(const struct config *cfg, char *buf, size_t len)
+static void default_cgroup(const char *unit, char *buf, size_t len)
 {
-	const char *at = strchr(cfg->unit, '@');
+	const char *at = strchr(unit, '@');
 	size_t n = 0;
 
 	if (!at) {
-		snprintf(buf, len, "system.slice/%s", cfg->unit);
+		snprintf(buf, len, "system.slice/%s", unit);
 		return;
 	}
 	n = (size_t)snprintf(buf, len, "system.slice/system-");
-	for (const char *p = cfg->unit; p < at && n + 5 < len; p++)
+	for (const char *p = unit; p < at && n + 5 < len; p++)
 		n += (size_t)snprintf(buf + n, len - n, *p == '-' ? "\\x2d" : "%c", *p);
-	snprintf(buf + n, len - n, ".slice/%s", cfg->unit);
+	snprintf(buf + n, len - n, ".slice/%s", unit);
 }
 
 /* 1: the cgroup is there (it runs); 0: not there; -1: no systemd tree. */
-static int cgroup_present(const struct config *cfg)
+static int cgroup_present(const struct config *cfg, const char *unit)
 {
 	static const char *const hierarchies[] = { "", "/unified", "/systemd" };
 	char rel[2 * CONFIG_UNIT_MAX], path[CONFIG_PATH_MAX + 3 * CONFIG_UNIT_MAX];
@@ -149,23 +159,23 @@ static int cgroup_present(const struct config *cfg)
 			 hierarchies[i]);
 		if (stat(path, &st) < 0)
 			continue;
-		default_cgroup(cfg, rel, sizeof(rel));
+		default_cgroup(unit, rel, sizeof(rel));
 		snprintf(path, sizeof(path), "%s%s/%s", cfg->cgroup_root, hierarchies[i], rel);
 		return stat(path, &st) == 0;
 	}
 	return -1;
 }
 
-int unit_is_dead(const struct config *cfg)
+int unit_is_dead(const struct config *cfg, const char *unit)
 {
 	char word[200];
 	enum unit_state st;
 
-	if (cgroup_present(cfg) != 0)
+	if (cgroup_present(cfg, unit) != 0)
 		return 0; /* running, or no systemd here to ask */
-	st = unit_query(cfg, word, sizeof(word));
+	st = unit_query_unit(cfg, unit, word, sizeof(word));
 	if (st == UNIT_UNKNOWN)
 		log_msg(LOG_ERROR, "cannot tell whether %s runs (%s); leaving it as it is",
-			cfg->unit, word);
+			unit, word);
 	return st == UNIT_INACTIVE;
 }

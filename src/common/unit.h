@@ -15,10 +15,14 @@ enum unit_state {
 	UNIT_INACTIVE,  /* inactive, failed, deactivating: not serving */
 };
 
-/* systemctl start|stop UNIT, logged ("starting X", "X started in N ms",
+/* The unit name without a ".service" suffix, as the log lines show it. */
+void unit_display(const char *unit, char *buf, size_t len);
+
+/* systemctl start|stop UNIT (unit= or a probe set's instance), logged ("starting X", "X started in N ms",
  * or the failure with systemctl's own words). *elapsed_ms (may be NULL)
  * gets the call's duration. Returns 0 on success, -1 on failure. */
-int unit_action(const struct config *cfg, const char *verb, unsigned long *elapsed_ms);
+int unit_action(const struct config *cfg, const char *unit, const char *verb,
+		unsigned long *elapsed_ms);
 
 /* systemctl is-active UNIT. word (may be NULL) gets systemd's answer, or
  * why there is none. */
@@ -34,6 +38,6 @@ enum unit_state unit_query_unit(const struct config *cfg, const char *unit, char
  * stopped, or it lives in another slice), systemd is asked. Returns 1
  * only when systemd says it is not running; 0 when it runs or nobody can
  * tell (no systemd cgroup tree, systemctl failed): never act on a guess. */
-int unit_is_dead(const struct config *cfg);
+int unit_is_dead(const struct config *cfg, const char *unit);
 
 #endif

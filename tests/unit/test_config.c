@@ -174,7 +174,7 @@ int main(void)
 
 	/* What the linger timer is given: the settings, canonical. */
 	{
-		char buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS], line[2048] = "";
+		char buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + 1], line[2048] = "";
 		static char st[300], sc[300], un[300];
 		int j, k;
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "sets.h"
 #include "tap.h"
 #include "testutil.h"
@@ -178,8 +179,29 @@ static void test_files(void)
 	   "a missing file: said");
 }
 
+/* The plugin line's sets= names the file: checked as a path, and given
+ * back to the programs the plugin starts (the linger timer). */
+static void test_line_key(void)
+{
+	struct config cfg, back;
+	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + 1];
+	int n;
+
+	ok(config_parse(&cfg, 1, (char *[]){ "sets=/etc/slurm/spank_ebpf.sets" }, err, sizeof(err)) == 0 &&
+	   !strcmp(cfg.sets, "/etc/slurm/spank_ebpf.sets"), "sets=/etc/slurm/spank_ebpf.sets accepted");
+	n = config_args(&cfg, buf, out);
+	ok(n == CONFIG_KEYS + 1 && !strcmp(out[n - 1], "sets=/etc/slurm/spank_ebpf.sets") &&
+	   config_parse(&back, n, out, err, sizeof(err)) == 0 && !strcmp(back.sets, cfg.sets),
+	   "... given back last, and parsed back the same");
+	ok(config_parse(&cfg, 1, (char *[]){ "sets=spank_ebpf.sets" }, err, sizeof(err)) < 0 &&
+	   strstr(err, "\"sets=spank_ebpf.sets\": sets must be an absolute path"), "a relative sets= refused: %s", err);
+	ok(config_parse(&cfg, 0, NULL, err, sizeof(err)) == 0 && !cfg.sets[0] &&
+	   config_args(&cfg, buf, out) == CONFIG_KEYS, "no sets=: none, and not given back");
+}
+
 int main(void)
 {
+	test_line_key();
 	test_good_file();
 	test_refusals();
 	test_requests();
