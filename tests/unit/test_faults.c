@@ -81,21 +81,6 @@ static int group_alive(void)
 	return pgid > 0 && live_procs('g', pgid) > 0;
 }
 
-static char *state_text(void)
-{
-	char *s = tu_slurp(cfg.state);
-
-	return s ? s : strdup("(missing)");
-}
-
-static double since(const struct timespec *a)
-{
-	struct timespec b;
-
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (double)(b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
-}
-
 static void systemctl_faults(void)
 {
 	static const struct {
@@ -116,8 +101,8 @@ static void systemctl_faults(void)
 		tu_clear_logs();
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		hold_update(&cfg, 100 + (uint32_t)i, HOLD_ACQUIRE, &ev);
-		ok(since(&t) < 3.0 && tu_logged(faults[i].expect),
-		   "systemctl %s: %.2f s, \"%s\"", faults[i].behaviour, since(&t), faults[i].expect);
+		ok(tu_seconds_since(&t) < 3.0 && tu_logged(faults[i].expect),
+		   "systemctl %s: %.2f s, \"%s\"", faults[i].behaviour, tu_seconds_since(&t), faults[i].expect);
 		ok(open_fds() == fds, "... no descriptor leaked (%d -> %d)", fds, open_fds());
 		ok(live_procs('c', 0) == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
 		   "... no child or zombie left");
@@ -157,7 +142,7 @@ static void filesystem_faults(void)
 	}
 	hold_update(&cfg, 1, HOLD_ACQUIRE, &ev);
 	hold_update(&cfg, 2, HOLD_ACQUIRE, &ev);
-	before = state_text();
+	before = tu_state_text(&cfg);
 	snprintf(filler, sizeof(filler), "%s/filler", mnt);
 	fd = open(filler, O_WRONLY | O_CREAT, 0600);
 	{
@@ -173,7 +158,7 @@ static void filesystem_faults(void)
 	   "full file system: update refused, nothing started");
 	ok(tu_logged("No space left on device") && tu_logged("previous state kept"),
 	   "... clear error: %s", strstr(tu_logs(), "cannot update") ? strstr(tu_logs(), "cannot update") : "");
-	after = state_text();
+	after = tu_state_text(&cfg);
 	ok(!strcmp(before, after), "... previous state intact");
 	free(after);
 	unlink(filler);
@@ -181,14 +166,14 @@ static void filesystem_faults(void)
 	free(before);
 
 	/* Read-only. */
-	before = state_text();
+	before = tu_state_text(&cfg);
 	if (mount("tmpfs", mnt, "tmpfs", MS_REMOUNT | MS_RDONLY, "size=64k,mode=0755") < 0) {
 		ok(0, "remount read-only: %s", strerror(errno));
 	} else {
 		tu_clear_logs();
 		ok(hold_update(&cfg, 4, HOLD_ACQUIRE, &ev) < 0 && tu_logged("Read-only file system"),
 		   "read-only file system: clear error");
-		after = state_text();
+		after = tu_state_text(&cfg);
 		ok(!strcmp(before, after), "... previous state intact");
 		free(after);
 		mount("tmpfs", mnt, "tmpfs", MS_REMOUNT, "size=64k,mode=0755");

@@ -26,13 +26,6 @@ static int count_lines(const char *s, const char *needle)
 	return n;
 }
 
-static char *state_text(void)
-{
-	char *s = tu_slurp(cfg.state);
-
-	return s ? s : strdup("(missing)");
-}
-
 static int update(uint32_t job, enum hold_op op)
 {
 	return tu_hold(&cfg, job, op);
@@ -62,7 +55,7 @@ int main(void)
 	/* Two overlapping jobs: 0 -> 1 -> 2 -> 1 -> 0, one start, one stop. */
 	ev = update(101, HOLD_ACQUIRE);
 	ok(ev == (EV_CHANGED | EV_STARTED), "first prolog starts the unit");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n101\n"), "state shows 1");
 	free(s);
 	ok(tu_logged("info: spank_ebpf: prolog job 101: refcount now 1") &&
@@ -73,11 +66,11 @@ int main(void)
 	   strstr(tu_logs(), "ebpf_exporter started in "),
 	   "then logs how long the start took, after it");
 	ok(update(102, HOLD_ACQUIRE) == EV_CHANGED, "second prolog joins, no call");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "2\n101\n102\n"), "state shows 2");
 	free(s);
 	ok(update(101, HOLD_RELEASE) == EV_CHANGED, "first epilog leaves, no call");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n102\n"), "state back to 1");
 	free(s);
 	tu_clear_logs();
@@ -86,7 +79,7 @@ int main(void)
 	   "logs \"refcount now 0\" and \"stopping ebpf_exporter\"");
 	ok(tu_logged("info: spank_ebpf: epilog job 102: ebpf_exporter stopped in "),
 	   "and how long the stop took");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "0\n"), "state empty");
 	free(s);
 	log = tu_double_log(dir);
@@ -101,7 +94,7 @@ int main(void)
 	update(201, HOLD_ACQUIRE);
 	ok(update(999, HOLD_RELEASE) == 0, "epilog of a job that never ran its prolog: no-op");
 	ok(tu_logged("epilog job 999: the job holds no reference"), "... and says so");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n201\n"), "the running job keeps its hold");
 	free(s);
 
@@ -267,7 +260,7 @@ int main(void)
 	fresh("ok");
 	tu_write(cfg.state, "7\n55\nbogus\n", 11);
 	ok(update(56, HOLD_ACQUIRE) == EV_CHANGED, "damaged state with a live job: join, no start");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "2\n55\n56\n"), "salvaged job kept, file rewritten clean");
 	free(s);
 
@@ -327,7 +320,7 @@ int main(void)
 	ev = update(8, HOLD_ACQUIRE);
 	ok(ev == EV_CHANGED, "next prolog goes through (events %d)", ev);
 	ok(!tu_logged("hard links"), "no hard-link refusal");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "2\n5\n8\n"), "state holds the salvaged job and the new one");
 	ok(count_lines(tu_logs(), "is damaged") == 1, "the damage is reported once");
 	free(s);

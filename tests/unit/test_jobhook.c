@@ -17,13 +17,6 @@
 
 static struct config cfg;
 
-static char *state_text(void)
-{
-	char *s = tu_slurp(cfg.state);
-
-	return s ? s : strdup("(missing)");
-}
-
 int main(void)
 {
 	char dir[128], *s;
@@ -57,23 +50,23 @@ int main(void)
 	jobhook_run(&cfg, 7, false, HOLD_ACQUIRE);
 	ok(access(cfg.state, F_OK) < 0, "opt-in prolog without --ebpf: the state is not even created");
 	jobhook_run(&cfg, 7, true, HOLD_ACQUIRE);
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n7\n"), "prolog with --ebpf: held");
 	free(s);
 	jobhook_run(&cfg, 8, false, HOLD_RELEASE);
 	ok(tu_logged("epilog job 8: no --ebpf and no hold, nothing to do") && !tu_logged("epilog job 8\n"),
 	   "epilog without --ebpf and no hold: nothing");
 	jobhook_run(&cfg, 7, false, HOLD_RELEASE);
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "0\n"), "epilog without --ebpf of a job that holds (srun --ebpf step): released");
 	free(s);
 	cfg.mode = MODE_ALWAYS;
 	jobhook_run(&cfg, 9, false, HOLD_ACQUIRE);
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n9\n"), "mode=always: held without the option");
 	free(s);
 	jobhook_run(&cfg, 9, true, HOLD_ACQUIRE);
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n9\n") && tu_logged("prolog job 9: the job already holds"),
 	   "the same job through a second face: counted once");
 	free(s);

@@ -21,13 +21,6 @@ static struct config cfg;
 static struct slurm_ask ask;
 static char dir[128];
 
-static char *state_text(void)
-{
-	char *s = tu_slurp(cfg.state);
-
-	return s ? s : strdup("(missing)");
-}
-
 static void set_state(const char *text)
 {
 	unlink(cfg.state);
@@ -182,7 +175,7 @@ int main(void)
 	fresh("2\n5\n7\n", 1, "ok", "5|RUNNING\n7|COMPLETED\n");
 	ok(reconcile(false, &rep) == 0 && rep.held == 2 && rep.removed == 1 &&
 	   rep.unit_events == 0, "one job gone: removed, unit left running");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n5\n"), "state keeps the running job: %s", s);
 	free(s);
 	ok(tu_logged("removing job 7 from the state: Slurm says it is COMPLETED"),
@@ -198,7 +191,7 @@ int main(void)
 	fresh("3\n5\n6\n8\n", 1, "ok", "6|PENDING\n8|NODE_FAIL\n");
 	ok(reconcile(false, &rep) == 0 && rep.removed == 3 && (rep.unit_events & EV_STOPPED),
 	   "all three gone (unlisted, PENDING, NODE_FAIL): removed, unit stopped");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "0\n"), "state empty");
 	free(s);
 	ok(tu_logged("removing job 5 from the state: Slurm does not list it on node node7 any more"),
@@ -226,7 +219,7 @@ int main(void)
 	   "slurmctld unreachable: cannot tell");
 	ok(has(rep.why, "exited with status 1: slurm_load_jobs error: Unable to contact slurm controller"),
 	   "... and says why: %s", rep.why);
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "2\n5\n7\n"), "... state untouched");
 	free(s);
 	log = tu_double_log(dir);
@@ -237,7 +230,7 @@ int main(void)
 	fresh("2\n5\n7\n", 1, "garbage", "");
 	ok(reconcile(false, &rep) == 1 && has(rep.why, "not \"<jobid>|<STATE>\""),
 	   "unparsable output: cannot tell (%s)", rep.why);
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "2\n5\n7\n"), "... state untouched");
 	free(s);
 
@@ -248,7 +241,7 @@ int main(void)
 	   "squeue hangs: cannot tell (%s)", rep.why);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ok(b.tv_sec - a.tv_sec < 3, "... within its bound");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n5\n"), "... state untouched");
 	free(s);
 
@@ -264,7 +257,7 @@ int main(void)
 	fresh("2\n5\n7\n", 1, "ok", "5|COMPLETED\n7|COMPLETED\n");
 	ok(reconcile(true, &rep) == 0 && rep.removed == 2 && (rep.unit_events & EV_STOPPED),
 	   "dry run: would remove both and stop");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "2\n5\n7\n"), "... state untouched");
 	free(s);
 	log = tu_double_log(dir);
@@ -302,7 +295,7 @@ int main(void)
 		cfg.lock_timeout = 5;
 		close(fd);
 	}
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n5\n"), "... state untouched");
 	free(s);
 
@@ -311,7 +304,7 @@ int main(void)
 	fresh("3\n5\nxx\n", 1, "ok", "5|RUNNING\n");
 	ok(reconcile(false, &rep) == 0 && rep.damaged && rep.removed == 0,
 	   "damaged state: salvaged");
-	s = state_text();
+	s = tu_state_text(&cfg);
 	ok(!strcmp(s, "1\n5\n"), "... rewritten clean: %s", s);
 	free(s);
 	test_node_asked_of_slurm();

@@ -14,14 +14,7 @@
 
 #include "runcmd.h"
 #include "tap.h"
-
-static double elapsed(const struct timespec *a)
-{
-	struct timespec b;
-
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (double)(b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
-}
+#include "testutil.h"
 
 static int run_sh(const char *script, unsigned int ms, struct runcmd_result *res)
 {
@@ -117,9 +110,9 @@ static void test_unkillable_child(void)
 	snprintf(script, sizeof(script), "echo $$ > %s/tasks && exec sleep 60", cg);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	rc = run_sh(script, 1000, &res);
-	ok(rc < 0 && res.unreaped && elapsed(&t) < 1.0 + RUNCMD_REAP_MS / 1000.0 + 0.5,
+	ok(rc < 0 && res.unreaped && tu_seconds_since(&t) < 1.0 + RUNCMD_REAP_MS / 1000.0 + 0.5,
 	   "a child frozen in the kernel: given up %.2f s after start (timeout 1 s + %d ms after SIGKILL), not when it dies",
-	   elapsed(&t), RUNCMD_REAP_MS);
+	   tu_seconds_since(&t), RUNCMD_REAP_MS);
 	runcmd_describe(&res, 1000, why, sizeof(why));
 	ok(strstr(why, "still not gone") != NULL, "described: %s", why);
 	/* Once thawed it dies: reap it and the helper, remove the cgroup. */
@@ -155,7 +148,7 @@ int main(void)
 	ok(rc < 0 && res.timed_out, "hang: timed out");
 	ok(res.elapsed_ms >= 1000 && res.elapsed_ms < 2000,
 	   "... elapsed covers the wait: %lu ms", res.elapsed_ms);
-	ok(elapsed(&t) < 2.0, "... killed after about 1 s (%.2f s)", elapsed(&t));
+	ok(tu_seconds_since(&t) < 2.0, "... killed after about 1 s (%.2f s)", tu_seconds_since(&t));
 	runcmd_describe(&res, 1000, why, sizeof(why));
 	ok(!strcmp(why, "timed out after 1 s and was killed"), "described: %s", why);
 
@@ -214,9 +207,9 @@ int main(void)
 			ign.sa_flags = k == 0 ? 0 : SA_NOCLDWAIT;
 			sigaction(SIGCHLD, &ign, NULL);
 			clock_gettime(CLOCK_MONOTONIC, &t);
-			ok(run_sh("exit 0", 3000, &res) == 0 && res.exited && elapsed(&t) < 1.0,
+			ok(run_sh("exit 0", 3000, &res) == 0 && res.exited && tu_seconds_since(&t) < 1.0,
 			   "%s: /bin/sh exit 0 seen as success in %.2f s",
-			   k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT", elapsed(&t));
+			   k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT", tu_seconds_since(&t));
 			ok(run_sh("exit 4", 3000, &res) < 0 && res.exited && res.exit_status == 4,
 			   "%s: exit status 4 seen", k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT");
 			sigaction(SIGCHLD, NULL, &now);

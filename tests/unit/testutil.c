@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -117,6 +118,21 @@ char *tu_slurp(const char *path)
 	fclose(f);
 	buf[len] = '\0';
 	return buf;
+}
+
+char *tu_state_text(const struct config *cfg)
+{
+	char *s = tu_slurp(cfg->state);
+
+	return s ? s : strdup("(missing)");
+}
+
+double tu_seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
 void tu_write(const char *path, const char *data, size_t len)
