@@ -51,30 +51,20 @@ static void test_format_and_parse_back(void)
 	   "parse(format(x)) == x");
 }
 
-static void test_unknown_names_ignored(void)
+/* What the parser does with lines it cannot use: unknown names and a
+ * missing last newline are fine, damaged lines are counted and skipped. */
+static void test_imperfect_input(void)
 {
-	const char *s = "starts 2\nfuture_counter 9\nstops 1";
+	const char *unknown = "starts 2\nfuture_counter 9\nstops 1";
+	const char *damaged = "starts -1\nstops x\n 5\nstarts\nstarts 99999999999999999999\nrestarts 4\n";
 	struct stats back;
 
-	ok(stats_parse(&back, s, strlen(s)) == 0 &&
+	ok(stats_parse(&back, unknown, strlen(unknown)) == 0 &&
 	   back.v[STAT_STARTS] == 2 && back.v[STAT_STOPS] == 1,
 	   "unknown names ignored, missing last newline fine");
-}
-
-static void test_damaged_lines_skipped(void)
-{
-	const char *s = "starts -1\nstops x\n 5\nstarts\nstarts 99999999999999999999\nrestarts 4\n";
-	struct stats back;
-
-	ok(stats_parse(&back, s, strlen(s)) == 5 &&
+	ok(stats_parse(&back, damaged, strlen(damaged)) == 5 &&
 	   back.v[STAT_STARTS] == 0 && back.v[STAT_RESTARTS] == 4,
 	   "damaged lines counted and skipped, the good one kept");
-}
-
-static void test_nul_inside_line(void)
-{
-	struct stats back;
-
 	ok(stats_parse(&back, "starts 1\0stops 2\n", 17) == 1, "a NUL inside a line: damaged");
 }
 
@@ -165,9 +155,7 @@ int main(void)
 {
 	setup();
 	test_format_and_parse_back();
-	test_unknown_names_ignored();
-	test_damaged_lines_skipped();
-	test_nul_inside_line();
+	test_imperfect_input();
 	test_buffer_too_small();
 	test_start_counted();
 	test_join_and_leave_not_counted();
