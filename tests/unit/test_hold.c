@@ -76,13 +76,11 @@ static void setup(void)
 /* Two overlapping jobs: 0 -> 1 -> 2 -> 1 -> 0, one start, one stop. */
 static void test_two_overlapping_jobs(void)
 {
-	char *log, *s;
+	char *log;
 
 	fresh("ok");
 	ok(update(101, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED), "first prolog starts the unit");
-	s = tu_state_text(&cfg);
-	ok(!strcmp(s, "1\n101\n"), "state shows 1");
-	free(s);
+	ok(tu_state_is(&cfg, "1\n101\n"), "state shows 1");
 	ok(tu_logged("info: spank_ebpf: prolog job 101: refcount now 1") &&
 	   tu_logged("info: spank_ebpf: prolog job 101: starting ebpf_exporter\n"),
 	   "logs \"refcount now 1\" and \"starting ebpf_exporter\"");
@@ -91,22 +89,16 @@ static void test_two_overlapping_jobs(void)
 	   strstr(tu_logs(), "ebpf_exporter started in "),
 	   "then logs how long the start took, after it");
 	ok(update(102, HOLD_ACQUIRE) == EV_CHANGED, "second prolog joins, no call");
-	s = tu_state_text(&cfg);
-	ok(!strcmp(s, "2\n101\n102\n"), "state shows 2");
-	free(s);
+	ok(tu_state_is(&cfg, "2\n101\n102\n"), "state shows 2");
 	ok(update(101, HOLD_RELEASE) == EV_CHANGED, "first epilog leaves, no call");
-	s = tu_state_text(&cfg);
-	ok(!strcmp(s, "1\n102\n"), "state back to 1");
-	free(s);
+	ok(tu_state_is(&cfg, "1\n102\n"), "state back to 1");
 	tu_clear_logs();
 	ok(update(102, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "last epilog stops");
 	ok(tu_logged("refcount now 0") && tu_logged("stopping ebpf_exporter\n"),
 	   "logs \"refcount now 0\" and \"stopping ebpf_exporter\"");
 	ok(tu_logged("info: spank_ebpf: epilog job 102: ebpf_exporter stopped in "),
 	   "and how long the stop took");
-	s = tu_state_text(&cfg);
-	ok(!strcmp(s, "0\n"), "state empty");
-	free(s);
+	ok(tu_state_is(&cfg, "0\n"), "state empty");
 	log = tu_double_log(dir);
 	ok(!strcmp(log,
 		   "start ebpf_exporter.service count=1 locked=yes\n"
@@ -118,15 +110,11 @@ static void test_two_overlapping_jobs(void)
 /* Epilog without prolog never touches another job's hold. */
 static void test_epilog_without_prolog(void)
 {
-	char *s;
-
 	fresh("ok");
 	update(201, HOLD_ACQUIRE);
 	ok(update(999, HOLD_RELEASE) == 0, "epilog of a job that never ran its prolog: no-op");
 	ok(tu_logged("epilog job 999: the job holds no reference"), "... and says so");
-	s = tu_state_text(&cfg);
-	ok(!strcmp(s, "1\n201\n"), "the running job keeps its hold");
-	free(s);
+	ok(tu_state_is(&cfg, "1\n201\n"), "the running job keeps its hold");
 }
 
 /* Repeated prolog / epilog, and requeue (same ID again), from job 201
@@ -318,14 +306,10 @@ static void test_cgroup_tree_gone(void)
 /* A damaged file is salvaged, then used. */
 static void test_damaged_state_salvaged(void)
 {
-	char *s;
-
 	fresh("ok");
 	tu_write(cfg.state, "7\n55\nbogus\n", 11);
 	ok(update(56, HOLD_ACQUIRE) == EV_CHANGED, "damaged state with a live job: join, no start");
-	s = tu_state_text(&cfg);
-	ok(!strcmp(s, "2\n55\n56\n"), "salvaged job kept, file rewritten clean");
-	free(s);
+	ok(tu_state_is(&cfg, "2\n55\n56\n"), "salvaged job kept, file rewritten clean");
 }
 
 /* start=background: systemd is asked to start the unit without waiting;
@@ -380,10 +364,8 @@ static void test_damaged_state_not_wedged(void)
 	ev = update(8, HOLD_ACQUIRE);
 	ok(ev == EV_CHANGED, "next prolog goes through (events %d)", ev);
 	ok(!tu_logged("hard links"), "no hard-link refusal");
-	s = tu_state_text(&cfg);
-	ok(!strcmp(s, "2\n5\n8\n"), "state holds the salvaged job and the new one");
+	ok(tu_state_is(&cfg, "2\n5\n8\n"), "state holds the salvaged job and the new one");
 	ok(count_lines(tu_logs(), "is damaged") == 1, "the damage is reported once");
-	free(s);
 	snprintf(p, sizeof(p), "%s.corrupt", cfg.state);
 	s = tu_slurp(p);
 	ok(s && !strcmp(s, "2\n5\n"), "the damaged bytes are kept in .corrupt");

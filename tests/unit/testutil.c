@@ -127,6 +127,15 @@ char *tu_state_text(const struct config *cfg)
 	return s ? s : strdup("(missing)");
 }
 
+bool tu_state_is(const struct config *cfg, const char *text)
+{
+	char *s = tu_state_text(cfg);
+	bool same = !strcmp(s, text);
+
+	free(s);
+	return same;
+}
+
 double tu_seconds_since(const struct timespec *start)
 {
 	struct timespec now;

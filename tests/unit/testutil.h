@@ -53,8 +53,9 @@ char *tu_sinfo_log(const char *dir);
  * ("prolog job N", "epilog job N"): the event bits, or -1. */
 int tu_hold(const struct config *cfg, uint32_t job, enum hold_op op);
 
-/* The state file's text (malloc'd), or "(missing)". */
+/* The state file's text (malloc'd), or "(missing)"; whether it is TEXT. */
 char *tu_state_text(const struct config *cfg);
+bool tu_state_is(const struct config *cfg, const char *text);
 
 /* Seconds on CLOCK_MONOTONIC since *start. */
 double tu_seconds_since(const struct timespec *start);
