@@ -93,7 +93,7 @@ static long long time_ops(const struct config *cfg)
 
 static struct config cfg;
 static struct model *m;
-static struct jobset set;
+static struct jobset set; /* the state as last parsed */
 static char dir[128], lockpath[300];
 static int trials;
 static unsigned int seed;
@@ -188,7 +188,6 @@ static void setup(int argc, char **argv)
 	snprintf(lockpath, sizeof(lockpath), "%s.lock", cfg.state);
 	cfg.lock_timeout = 2;
 	memset(m, 0, sizeof(*m));
-	jobset_init(&set);
 	/* Kill instants are drawn over a few operations' time after the
 	 * worker is up, so they land inside updates however fast this
 	 * machine (or slow a sanitizer) is. */
@@ -212,6 +211,7 @@ static void test_random_sigkills(void)
 	struct kill_tally k = { 0 };
 	int i;
 
+	jobset_init(&set);
 	for (i = 0; i < trials; i++) {
 		int with_transitions = i % 4 == 0;
 
@@ -227,12 +227,12 @@ static void test_random_sigkills(void)
 	ok(k.wrong == 0, "state held exactly the completed jobs after every kill (%d wrong)", k.wrong);
 	ok(k.stuck == 0, "the next update always went through (%d blocked)", k.stuck);
 	ok(k.mid_op >= trials / 2, "most kills landed inside an update (%d of %d)", k.mid_op, trials);
+	jobset_free(&set);
 }
 
 int main(int argc, char **argv)
 {
 	setup(argc, argv);
 	test_random_sigkills();
-	jobset_free(&set);
 	return tap_done();
 }
