@@ -34,7 +34,7 @@ struct calls {
 };
 
 /* Only errors, on stderr: thousands of updates would flood the log. */
-static void quiet(enum log_level level, const char *msg)
+static void log_errors_only(enum log_level level, const char *msg)
 {
 	if (level == LOG_ERROR)
 		fprintf(stderr, "%s\n", msg);
@@ -48,7 +48,7 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void count(struct tally *t, int ev)
+static void tally_events(struct tally *t, int ev)
 {
 	if (ev & EV_STARTED)
 		__atomic_add_fetch(&t->starts, 1, __ATOMIC_SEQ_CST);
@@ -67,7 +67,7 @@ static void worker(const struct config *cfg, int w, int ops, int phases,
 	unsigned int seed = (unsigned int)(getpid() * 2654435761u);
 	int p, i, ev;
 
-	log_set_sink(quiet);
+	log_set_sink(log_errors_only);
 	for (p = 0; p < phases; p++) {
 		long long wait = t0 + p * PHASE_MS - now_ms();
 
@@ -81,14 +81,14 @@ static void worker(const struct config *cfg, int w, int ops, int phases,
 
 			if (hold_update(cfg, job, op, &ev) < 0)
 				__atomic_add_fetch(&t->failed, 1, __ATOMIC_SEQ_CST);
-			count(t, ev);
+			tally_events(t, ev);
 		}
 		for (i = 0; i < 8; i++) {
 			uint32_t job = i < 4 ? (uint32_t)(1000 + w * 4 + i) : (uint32_t)(i - 3);
 
 			if (hold_update(cfg, job, HOLD_RELEASE, &ev) < 0)
 				__atomic_add_fetch(&t->failed, 1, __ATOMIC_SEQ_CST);
-			count(t, ev);
+			tally_events(t, ev);
 		}
 	}
 }

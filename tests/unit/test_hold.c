@@ -16,7 +16,8 @@
 static struct config cfg;
 static char dir[128];
 
-static int count_lines(const char *s, const char *needle)
+/* How many times NEEDLE stands in S (a call log: how many such calls). */
+static int occurrences(const char *s, const char *needle)
 {
 	int n = 0;
 
@@ -27,6 +28,7 @@ static int count_lines(const char *s, const char *needle)
 	return n;
 }
 
+/* The hook's update of the state, as a face makes it: the events or -1. */
 static int update(uint32_t job, enum hold_op op)
 {
 	return tu_hold(&cfg, job, op);
@@ -132,7 +134,7 @@ static void test_repeated_hooks_and_requeue(void)
 	ok(update(201, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED), "requeued job: prolog again starts");
 	ok(update(201, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "requeued job: epilog stops");
 	log = tu_double_log(dir);
-	ok(count_lines(log, "start ") == 2 && count_lines(log, "stop ") == 2,
+	ok(occurrences(log, "start ") == 2 && occurrences(log, "stop ") == 2,
 	   "two starts, two stops in all");
 	free(log);
 }
@@ -217,8 +219,8 @@ static void test_unit_died_restarted(void)
 	ok(update(703, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED) &&
 	   access(unitdir, F_OK) < 0, "last leave stops it");
 	log = tu_double_log(dir);
-	ok(count_lines(log, "start ") == 2 && count_lines(log, "stop ") == 1 &&
-	   count_lines(log, "is-active ") == 1,
+	ok(occurrences(log, "start ") == 2 && occurrences(log, "stop ") == 1 &&
+	   occurrences(log, "is-active ") == 1,
 	   "calls: start, is-active (the cgroup was gone: systemd asked), start again, stop");
 	free(log);
 }
@@ -284,8 +286,8 @@ static void test_unit_in_own_slice(void)
 	update(904, HOLD_RELEASE);
 	unlink(p);
 	log = tu_double_log(dir);
-	ok(count_lines(log, "is-active ") == 3 && count_lines(log, "start ") == 2 &&
-	   count_lines(log, "stop ") == 1,
+	ok(occurrences(log, "is-active ") == 3 && occurrences(log, "start ") == 2 &&
+	   occurrences(log, "stop ") == 1,
 	   "calls: start, is-active x3, one restart, stop");
 	free(log);
 	rmdir(custom);
@@ -365,7 +367,7 @@ static void test_damaged_state_not_wedged(void)
 	ok(ev == EV_CHANGED, "next prolog goes through (events %d)", ev);
 	ok(!tu_logged("hard links"), "no hard-link refusal");
 	ok(tu_state_is(&cfg, "2\n5\n8\n"), "state holds the salvaged job and the new one");
-	ok(count_lines(tu_logs(), "is damaged") == 1, "the damage is reported once");
+	ok(occurrences(tu_logs(), "is damaged") == 1, "the damage is reported once");
 	snprintf(p, sizeof(p), "%s.corrupt", cfg.state);
 	s = tu_slurp(p);
 	ok(s && !strcmp(s, "2\n5\n"), "the damaged bytes are kept in .corrupt");

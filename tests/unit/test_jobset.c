@@ -8,12 +8,14 @@
 #include "jobset.h"
 #include "tap.h"
 
-static int parse(struct jobset *s, const char *text, size_t len, char *why)
+/* jobset_parse() of TEXT into S; why has room for 160 bytes. */
+static int parse_text(struct jobset *s, const char *text, size_t len, char *why)
 {
 	return jobset_parse(s, text, len, why, 160);
 }
 
-static char *fmt(const struct jobset *s)
+/* S in its text form, malloc'd. */
+static char *set_text(const struct jobset *s)
 {
 	size_t cap = jobset_text_size(s);
 	char *buf = malloc(cap);
@@ -83,11 +85,11 @@ static void test_format(void)
 
 	jobset_init(&s);
 	jobset_add(&s, 7);
-	text = fmt(&s);
+	text = set_text(&s);
 	ok(!strcmp(text, "1\n7\n"), "format: count line first, then IDs");
 	free(text);
 	jobset_free(&s);
-	text = fmt(&s);
+	text = set_text(&s);
 	ok(!strcmp(text, "0\n"), "empty set formats as \"0\"");
 	free(text);
 }
@@ -101,9 +103,9 @@ static void test_round_trip_large(void)
 	jobset_init(&s);
 	for (i = 1; i <= 5000; i++)
 		jobset_add(&s, (uint32_t)(i * 2654435761u % 4000000000u) + 1);
-	text = fmt(&s);
+	text = set_text(&s);
 	jobset_init(&t);
-	ok(parse(&t, text, strlen(text), why) == 0 && t.n == s.n &&
+	ok(parse_text(&t, text, strlen(text), why) == 0 && t.n == s.n &&
 	   !memcmp(t.ids, s.ids, s.n * sizeof(*s.ids)), "round trip of %zu IDs", s.n);
 	free(text);
 	jobset_free(&t);
@@ -129,7 +131,7 @@ static void test_well_formed_file(void)
 	char why[160];
 
 	jobset_init(&s);
-	ok(parse(&s, "2\n5\n6\n", 6, why) == 0 && s.n == 2 && why[0] == '\0',
+	ok(parse_text(&s, "2\n5\n6\n", 6, why) == 0 && s.n == 2 && why[0] == '\0',
 	   "well-formed file parses cleanly");
 	jobset_free(&s);
 }
@@ -142,9 +144,9 @@ static void test_damaged_files(void)
 
 	jobset_init(&s);
 	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
-		int rc = parse(&s, bads[i].text, bads[i].len, why);
+		int rc = parse_text(&s, bads[i].text, bads[i].len, why);
 
-		text = fmt(&s);
+		text = set_text(&s);
 		if (bads[i].why)
 			ok(rc == 1 && strstr(why, bads[i].why) && !strcmp(text, bads[i].salvaged),
 			   "%s: damaged (%s), salvaged %zu", bads[i].name, why, s.n);
@@ -166,7 +168,7 @@ static void test_file_over_limit(void)
 	off += (size_t)sprintf(big, "9\n");
 	while (off < len)
 		big[off++] = '\n';
-	ok(parse(&s, big, len, why) == 1 && strstr(why, "larger than"),
+	ok(parse_text(&s, big, len, why) == 1 && strstr(why, "larger than"),
 	   "file over 1 MiB is damaged: %s", why);
 	free(big);
 	jobset_free(&s);

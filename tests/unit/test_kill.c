@@ -50,7 +50,7 @@ struct kill_tally {
 };
 
 /* Nothing logged: a killed update's half-said lines are expected. */
-static void quiet(enum log_level level, const char *msg)
+static void log_nothing(enum log_level level, const char *msg)
 {
 	(void)level;
 	(void)msg;
@@ -58,7 +58,7 @@ static void quiet(enum log_level level, const char *msg)
 
 static void worker(const struct config *cfg, struct model *m, unsigned int seed)
 {
-	log_set_sink(quiet);
+	log_set_sink(log_nothing);
 	m->ready = 1;
 	for (;;) {
 		int job = 1 + (int)(rand_r(&seed) % NJOBS);
@@ -78,12 +78,12 @@ static void worker(const struct config *cfg, struct model *m, unsigned int seed)
 #define ANCHOR 9000 /* a job outside 1..NJOBS that keeps the set busy */
 
 /* Mean time of one update of job 7777 (with or without transitions). */
-static long long time_ops(const struct config *cfg)
+static long long mean_update_us(const struct config *cfg)
 {
 	struct timespec a, b;
 	int k;
 
-	log_set_sink(quiet);
+	log_set_sink(log_nothing);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (k = 0; k < 20; k++)
 		hold_update(cfg, 7777, k % 2 ? HOLD_RELEASE : HOLD_ACQUIRE, NULL);
@@ -170,7 +170,7 @@ static int next_update_goes_through(void)
 {
 	int ev;
 
-	log_set_sink(quiet);
+	log_set_sink(log_nothing);
 	return hold_update(&cfg, 9999, HOLD_ACQUIRE, &ev) >= 0 &&
 	       hold_update(&cfg, 9999, HOLD_RELEASE, &ev) >= 0;
 }
@@ -196,9 +196,9 @@ static void setup(int argc, char **argv)
 	 * few updates start or stop the unit, and kills land while the
 	 * (slowed) systemctl double runs. */
 	tu_double_set(dir, "slow");
-	slow_us = time_ops(&cfg);
+	slow_us = mean_update_us(&cfg);
 	hold_update(&cfg, ANCHOR, HOLD_ACQUIRE, NULL);
-	fast_us = time_ops(&cfg);
+	fast_us = mean_update_us(&cfg);
 	tap_diag("seed %u, %d trials; an update takes ~%lld us (join/leave), ~%lld us (with transitions)",
 		 seed, trials, fast_us, slow_us);
 }

@@ -21,7 +21,8 @@
 static char dir[128], path[160];
 static const uint32_t two[] = { 11, 12 };
 
-static int load(struct jobset *set)
+/* The state into SET under the lock, as the hooks read it. */
+static int load_state(struct jobset *set)
 {
 	struct statefile sf;
 	int rc = statefile_open_locked(&sf, path, 2000);
@@ -32,6 +33,7 @@ static int load(struct jobset *set)
 	return rc;
 }
 
+/* The jobs IDS[0..N) as the whole state, under the lock. */
 static int store_ids(const uint32_t *ids, size_t n)
 {
 	struct statefile sf;
@@ -75,13 +77,13 @@ static void test_store_and_load(void)
 	struct stat st;
 
 	jobset_init(&set);
-	ok(load(&set) == 0 && set.n == 0, "missing state file is an empty set");
+	ok(load_state(&set) == 0 && set.n == 0, "missing state file is an empty set");
 	ok(store_ids(two, 2) == 0, "store two jobs");
 	text = tu_slurp(path);
 	ok(text && !strcmp(text, "2\n11\n12\n"), "file holds count then IDs");
 	free(text);
 	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644, "state file mode 0644");
-	ok(load(&set) == 0 && set.n == 2 && jobset_contains(&set, 12), "load what was stored");
+	ok(load_state(&set) == 0 && set.n == 2 && jobset_contains(&set, 12), "load what was stored");
 	ok(statefile_peek(path, 12) == 1 && statefile_peek(path, 13) == 0,
 	   "lock-free peek finds a held job and not another");
 	snprintf(p, sizeof(p), "%s.tmp", path);
@@ -123,7 +125,7 @@ static void test_damaged_file_salvaged(void)
 	reset();
 	jobset_init(&set);
 	tu_write(path, "5\n42\nxyz\n", 9);
-	ok(load(&set) == 1 && set.n == 1 && jobset_contains(&set, 42),
+	ok(load_state(&set) == 1 && set.n == 1 && jobset_contains(&set, 42),
 	   "damaged file: valid IDs salvaged, damage reported");
 	ok(tu_logged("is damaged (count 5 disagrees") || tu_logged("is damaged (line 3"),
 	   "damage logged with its reason");
@@ -143,7 +145,7 @@ static void test_symlink_refused(void)
 
 	reset();
 	jobset_init(&set);
-	ok(symlink("/etc/passwd", path) == 0 && load(&set) < 0 &&
+	ok(symlink("/etc/passwd", path) == 0 && load_state(&set) < 0 &&
 	   tu_logged("refusing state file") && tu_logged("symbolic link"),
 	   "symlink at the state path refused");
 	ok(store_ids(two, 2) == 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode),
@@ -163,7 +165,7 @@ static void test_hard_link_refused(void)
 	jobset_init(&set);
 	snprintf(p, sizeof(p), "%s/other", dir);
 	tu_write(p, "1\n5\n", 4);
-	ok(link(p, path) == 0 && load(&set) < 0 && tu_logged("hard links"),
+	ok(link(p, path) == 0 && load_state(&set) < 0 && tu_logged("hard links"),
 	   "hard-linked state file refused");
 	unlink(p);
 	jobset_free(&set);
@@ -177,7 +179,7 @@ static void test_world_writable_file_refused(void)
 	jobset_init(&set);
 	tu_write(path, "1\n5\n", 4);
 	chmod(path, 0666);
-	ok(load(&set) < 0 && tu_logged("writable by group or others"),
+	ok(load_state(&set) < 0 && tu_logged("writable by group or others"),
 	   "world-writable state file refused");
 	chmod(path, 0644);
 	jobset_free(&set);
@@ -189,7 +191,7 @@ static void test_fifo_refused(void)
 
 	reset();
 	jobset_init(&set);
-	ok(mkfifo(path, 0644) == 0 && load(&set) < 0 && tu_logged("not a regular file"),
+	ok(mkfifo(path, 0644) == 0 && load_state(&set) < 0 && tu_logged("not a regular file"),
 	   "FIFO at the state path refused without blocking");
 	jobset_free(&set);
 }
@@ -205,7 +207,7 @@ static void test_foreign_owner_refused(void)
 	reset();
 	jobset_init(&set);
 	tu_write(path, "1\n5\n", 4);
-	ok(chown(path, 65534, 65534) == 0 && load(&set) < 0 &&
+	ok(chown(path, 65534, 65534) == 0 && load_state(&set) < 0 &&
 	   tu_logged("owned by uid 65534"), "state file owned by nobody refused");
 	unlink(path);
 	jobset_free(&set);
@@ -219,7 +221,7 @@ static void test_world_writable_directory_refused(void)
 	reset();
 	jobset_init(&set);
 	chmod(dir, 0777);
-	ok(load(&set) < 0 && tu_logged("refusing state directory") &&
+	ok(load_state(&set) < 0 && tu_logged("refusing state directory") &&
 	   tu_logged("writable by group or others"), "world-writable directory refused");
 	chmod(dir, 0755);
 	jobset_free(&set);
@@ -264,7 +266,7 @@ static void test_symlinked_lock_file_refused(void)
 	jobset_init(&set);
 	snprintf(p, sizeof(p), "%s.lock", path);
 	unlink(p);
-	ok(symlink("/etc/shadow", p) == 0 && load(&set) < 0 && tu_logged("lock file") &&
+	ok(symlink("/etc/shadow", p) == 0 && load_state(&set) < 0 && tu_logged("lock file") &&
 	   tu_logged("symbolic link"), "symlinked lock file refused");
 	unlink(p);
 	jobset_free(&set);
