@@ -20,11 +20,21 @@
 #include "tap.h"
 #include "testutil.h"
 
+/* What the hooks reported, summed over every worker (shared memory). */
 struct tally {
 	int starts, stops, failed;
 };
 
-static void quiet(enum log_level level, const char *msg)
+/* What the double's call log shows. */
+struct calls {
+	int calls, starts, stops;
+	int bad_count; /* a start that saw no count 1, a stop no count 0 */
+	int unlocked;  /* a call made without the state lock */
+	int alternates; /* starts and stops strictly alternate, first a start */
+};
+
+/* Only errors, on stderr: thousands of updates would flood the log. */
+static void log_errors_only(enum log_level level, const char *msg)
 {
 	if (level == LOG_ERROR)
 		fprintf(stderr, "%s\n", msg);
@@ -38,7 +48,7 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void count(struct tally *t, int ev)
+static void tally_events(struct tally *t, int ev)
 {
 	if (ev & EV_STARTED)
 		__atomic_add_fetch(&t->starts, 1, __ATOMIC_SEQ_CST);
@@ -57,7 +67,7 @@ static void worker(const struct config *cfg, int w, int ops, int phases,
 	unsigned int seed = (unsigned int)(getpid() * 2654435761u);
 	int p, i, ev;
 
-	log_set_sink(quiet);
+	log_set_sink(log_errors_only);
 	for (p = 0; p < phases; p++) {
 		long long wait = t0 + p * PHASE_MS - now_ms();
 
@@ -71,40 +81,61 @@ static void worker(const struct config *cfg, int w, int ops, int phases,
 
 			if (hold_update(cfg, job, op, &ev) < 0)
 				__atomic_add_fetch(&t->failed, 1, __ATOMIC_SEQ_CST);
-			count(t, ev);
+			tally_events(t, ev);
 		}
 		for (i = 0; i < 8; i++) {
 			uint32_t job = i < 4 ? (uint32_t)(1000 + w * 4 + i) : (uint32_t)(i - 3);
 
 			if (hold_update(cfg, job, HOLD_RELEASE, &ev) < 0)
 				__atomic_add_fetch(&t->failed, 1, __ATOMIC_SEQ_CST);
-			count(t, ev);
+			tally_events(t, ev);
 		}
 	}
 }
 
-int main(int argc, char **argv)
+/* The run's settings and its shared tally (the workers get them as
+ * arguments). */
+static struct config cfg;
+static char dir[128];
+static int procs, ops, phases;
+static struct tally *t;
+
+static void read_calls(struct calls *c)
 {
-	int procs = argc > 1 ? atoi(argv[1]) :
-		    getenv("TEST_STRESS_PROCS") ? atoi(getenv("TEST_STRESS_PROCS")) : 32;
-	int ops = argc > 2 ? atoi(argv[2]) : 6;
-	int phases = argc > 3 ? atoi(argv[3]) : 12;
-	long long t0;
-	struct tally *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	struct config cfg;
-	char dir[128], *log, *line, *save, *s;
-	int i, status, starts = 0, stops = 0, calls = 0, bad_count = 0, unlocked = 0;
-	int alternates = 1;
+	char *log, *line, *save;
 	char last = 0;
 
-	snprintf(dir, sizeof(dir), "%s", tu_scratch());
-	tu_double(&cfg, dir, "ok");
-	cfg.lock_timeout = 60;
-	memset(t, 0, sizeof(*t));
-	tap_diag("%d processes x %d phases x %d random operations, then releases",
-		 procs, phases, ops);
-	t0 = now_ms() + 50;
+	memset(c, 0, sizeof(*c));
+	c->alternates = 1;
+	log = tu_double_log(dir);
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		c->calls++;
+		if (!strncmp(line, "start ", 6)) {
+			c->starts++;
+			if (!strstr(line, " count=1 "))
+				c->bad_count++;
+			if (last == 's')
+				c->alternates = 0;
+			last = 's';
+		} else if (!strncmp(line, "stop ", 5)) {
+			c->stops++;
+			if (!strstr(line, " count=0 "))
+				c->bad_count++;
+			if (last != 's')
+				c->alternates = 0;
+			last = 'p';
+		}
+		if (!strstr(line, "locked=yes"))
+			c->unlocked++;
+	}
+	free(log);
+}
+
+/* procs workers, all through the phases, from 50 ms from now. */
+static void run_workers(void)
+{
+	long long t0 = now_ms() + 50;
+	int i, status;
 
 	for (i = 0; i < procs; i++) {
 		pid_t pid = fork();
@@ -116,41 +147,49 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < procs; i++)
 		wait(&status);
+}
 
-	log = tu_double_log(dir);
-	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		calls++;
-		if (!strncmp(line, "start ", 6)) {
-			starts++;
-			if (!strstr(line, " count=1 "))
-				bad_count++;
-			if (last == 's')
-				alternates = 0;
-			last = 's';
-		} else if (!strncmp(line, "stop ", 5)) {
-			stops++;
-			if (!strstr(line, " count=0 "))
-				bad_count++;
-			if (last != 's')
-				alternates = 0;
-			last = 'p';
-		}
-		if (!strstr(line, "locked=yes"))
-			unlocked++;
-	}
-	free(log);
-	tap_diag("%d systemctl calls: %d starts, %d stops", calls, starts, stops);
+/* Arguments, else $TEST_STRESS_PROCS, else the defaults. */
+static void setup(int argc, char **argv)
+{
+	procs = argc > 1 ? atoi(argv[1]) :
+		getenv("TEST_STRESS_PROCS") ? atoi(getenv("TEST_STRESS_PROCS")) : 32;
+	ops = argc > 2 ? atoi(argv[2]) : 6;
+	phases = argc > 3 ? atoi(argv[3]) : 12;
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	snprintf(dir, sizeof(dir), "%s", tu_scratch());
+	tu_double(&cfg, dir, "ok");
+	cfg.lock_timeout = 60;
+	memset(t, 0, sizeof(*t));
+}
+
+static void test_random_waves(void)
+{
+	struct calls c;
+	char *s;
+
+	tap_diag("%d processes x %d phases x %d random operations, then releases",
+		 procs, phases, ops);
+	run_workers();
+	read_calls(&c);
+	tap_diag("%d systemctl calls: %d starts, %d stops", c.calls, c.starts, c.stops);
 	ok(t->failed == 0, "no update failed (%d)", t->failed);
-	ok(starts > 1, "the set went idle->busy several times (%d)", starts);
-	ok(alternates, "starts and stops strictly alternate, first a start");
-	ok(bad_count == 0, "every start saw count 1 and every stop count 0 (%d wrong)", bad_count);
-	ok(unlocked == 0, "every call ran under the state lock (%d did not)", unlocked);
-	ok(starts == t->starts && stops == t->stops,
+	ok(c.starts > 1, "the set went idle->busy several times (%d)", c.starts);
+	ok(c.alternates, "starts and stops strictly alternate, first a start");
+	ok(c.bad_count == 0, "every start saw count 1 and every stop count 0 (%d wrong)", c.bad_count);
+	ok(c.unlocked == 0, "every call ran under the state lock (%d did not)", c.unlocked);
+	ok(c.starts == t->starts && c.stops == t->stops,
 	   "calls match the transitions the hooks reported (%d/%d, %d/%d)",
-	   starts, t->starts, stops, t->stops);
-	ok(starts == stops, "as many stops as starts");
+	   c.starts, t->starts, c.stops, t->stops);
+	ok(c.starts == c.stops, "as many stops as starts");
 	s = tu_slurp(cfg.state);
 	ok(s && !strcmp(s, "0\n"), "state empty at the end");
 	free(s);
+}
+
+int main(int argc, char **argv)
+{
+	setup(argc, argv);
+	test_random_waves();
 	return tap_done();
 }

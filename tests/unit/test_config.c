@@ -1,5 +1,6 @@
 /* Plugstack arguments: every accepted form and every rejection, with the
- * message an admin will see. Table-driven: one row per argument list. */
+ * message an admin will see. Table-driven: one row per argument list;
+ * the other cases one function each. */
 #include <string.h>
 
 #include "config.h"
@@ -10,7 +11,17 @@ struct row {
 	const char *expect; /* NULL: accepted; else a substring of the error */
 };
 
+/* Room for an argument far past every limit the parser has. */
 static char huge[2048];
+
+/* huge as one overlong argument: PREFIX, then 'a' up to its end. */
+static char *huge_arg(const char *prefix)
+{
+	memset(huge, 'a', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = '\0';
+	memcpy(huge, prefix, strlen(prefix));
+	return huge;
+}
 
 static int same(const struct config *a, const struct config *b)
 {
@@ -119,14 +130,11 @@ static const struct row rows[] = {
 	{ { "mode=always", "bogus=1" }, "\"bogus=1\": unknown key" },
 };
 
-int main(void)
+static void test_defaults(void)
 {
-	size_t i;
 	struct config cfg;
 	char err[512];
-	char *argv[4];
 
-	/* Defaults. */
 	ok(config_parse(&cfg, 0, NULL, err, sizeof(err)) == 0, "no arguments accepted");
 	ok(cfg.mode == MODE_OPT_IN, "default mode is opt-in");
 	ok(!strcmp(cfg.unit, "ebpf_exporter.service"), "default unit");
@@ -135,18 +143,27 @@ int main(void)
 	ok(cfg.timeout == 10 && cfg.lock_timeout == 60, "default timeouts 10 s / 60 s");
 	ok(cfg.start == START_WAIT && !strcmp(config_start_name(cfg.start), "wait"),
 	   "default start=wait: payloads start with the probes live");
+}
 
-	/* Values land where they should. */
-	argv[0] = "unit=foo";
-	argv[1] = "mode=always";
-	argv[2] = "timeout=7";
-	ok(config_parse(&cfg, 3, argv, err, sizeof(err)) == 0 &&
+/* Values land where they should; a refused line after an accepted one
+ * (mode=always there) leaves the defaults, not half of it. */
+static void test_values_land(void)
+{
+	struct config cfg;
+	char err[512];
+
+	ok(config_parse(&cfg, 3, (char *[]){ "unit=foo", "mode=always", "timeout=7" }, err, sizeof(err)) == 0 &&
 	   !strcmp(cfg.unit, "foo.service") && cfg.mode == MODE_ALWAYS &&
 	   cfg.timeout == 7, "unit without suffix gets .service; mode and timeout set");
-	argv[0] = "mode=always";
-	argv[1] = "timeout=0";
-	ok(config_parse(&cfg, 2, argv, err, sizeof(err)) < 0 && cfg.mode == MODE_OPT_IN,
-	   "a rejected line leaves the defaults, not half of it");
+	ok(config_parse(&cfg, 2, (char *[]){ "mode=always", "timeout=0" }, err, sizeof(err)) < 0 &&
+	   cfg.mode == MODE_OPT_IN, "a rejected line leaves the defaults, not half of it");
+}
+
+static void test_rows(void)
+{
+	struct config cfg;
+	char err[512], *argv[4];
+	size_t i;
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		int argc = 0, rc;
@@ -165,81 +182,117 @@ int main(void)
 			ok(rc < 0 && strstr(err, rows[i].expect),
 			   "rejected: %s-> %s", shown, err);
 	}
+}
 
-	/* Point 9's promise when only the final check refuses the line
-	 * (parsed in place, the keys before it were already applied). */
+/* test_values_land's promise when only the final check refuses the line
+ * (parsed in place, the keys before it were already applied). */
+static void test_final_check_keeps_defaults(void)
+{
+	struct config cfg;
+	char err[512];
+
 	ok(config_parse(&cfg, 2, (char *[]){ "unit=x", "timeout=30" }, err, sizeof(err)) < 0 &&
 	   !strcmp(cfg.unit, "ebpf_exporter.service") && cfg.timeout == 10,
 	   "refused by the lock_timeout vs timeout check: the defaults too");
+}
 
-	/* What the linger timer is given: the settings, canonical. */
-	{
-		char buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + 1], line[2048] = "";
-		static char st[300], sc[300], un[300];
-		int j, k;
+/* What the linger timer is given: the settings, canonical. */
+static void test_settings_as_arguments(void)
+{
+	struct config cfg;
+	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + 1], line[2048] = "", want[2048];
+	int j, k;
 
-		config_parse(&cfg, 2, (char *[]){ "unit=ebpf_exporter", "linger=60" }, err, sizeof(err));
-		k = config_args(&cfg, buf, out);
-		for (j = 0; j < k; j++)
-			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", j ? " " : "", out[j]);
-		snprintf(huge, sizeof(huge), "mode=opt-in unit=ebpf_exporter.service state=/run/ebpf_exporter.refcount "
-			 "systemctl=%s timeout=10 lock_timeout=60 start=wait linger=60", cfg.systemctl);
-		ok(!strcmp(line, huge), "the settings as arguments: every key, the unit's suffix, the defaults: %s",
-		   line);
-		round_trip("the defaults", 0, NULL);
-		round_trip("every key", 8, (char *[]){ "mode=always", "unit=x@gpu", "state=/s", "systemctl=/b/sc",
-						       "timeout=199", "lock_timeout=600", "start=background",
-						       "linger=86400" });
-		/* The longest values the parser accepts: nothing is cut. */
-		memset(st, 'a', CONFIG_PATH_MAX + 5);
-		memcpy(st, "state=/", 7);
-		st[6 + CONFIG_PATH_MAX - 1] = '\0';
-		memcpy(sc, st, sizeof(sc));
-		memcpy(sc, "systemctl=/", 11);
-		memset(sc + 11, 'b', CONFIG_PATH_MAX - 2);
-		sc[10 + CONFIG_PATH_MAX - 1] = '\0';
-		memset(un, 'u', sizeof(un) - 1);
-		memcpy(un, "unit=", 5);
-		un[5 + CONFIG_UNIT_MAX - 9 - 1] = '\0';
-		round_trip("the longest values", 3, (char *[]){ st, sc, un });
-	}
+	config_parse(&cfg, 2, (char *[]){ "unit=ebpf_exporter", "linger=60" }, err, sizeof(err));
+	k = config_args(&cfg, buf, out);
+	for (j = 0; j < k; j++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", j ? " " : "", out[j]);
+	snprintf(want, sizeof(want), "mode=opt-in unit=ebpf_exporter.service state=/run/ebpf_exporter.refcount "
+		 "systemctl=%s timeout=10 lock_timeout=60 start=wait linger=60", cfg.systemctl);
+	ok(!strcmp(line, want), "the settings as arguments: every key, the unit's suffix, the defaults: %s",
+	   line);
+}
 
-	/* Huge values are refused without echoing them whole. */
-	memset(huge, 'a', sizeof(huge) - 1);
-	memcpy(huge, "state=/", 7);
-	argv[0] = huge;
-	ok(config_parse(&cfg, 1, argv, err, sizeof(err)) < 0 &&
+static void test_round_trips(void)
+{
+	static char st[300], sc[300], un[300];
+
+	round_trip("the defaults", 0, NULL);
+	round_trip("every key", 8, (char *[]){ "mode=always", "unit=x@gpu", "state=/s", "systemctl=/b/sc",
+					       "timeout=199", "lock_timeout=600", "start=background",
+					       "linger=86400" });
+	/* The longest values the parser accepts: nothing is cut. */
+	memset(st, 'a', CONFIG_PATH_MAX + 5);
+	memcpy(st, "state=/", 7);
+	st[6 + CONFIG_PATH_MAX - 1] = '\0';
+	memcpy(sc, st, sizeof(sc));
+	memcpy(sc, "systemctl=/", 11);
+	memset(sc + 11, 'b', CONFIG_PATH_MAX - 2);
+	sc[10 + CONFIG_PATH_MAX - 1] = '\0';
+	memset(un, 'u', sizeof(un) - 1);
+	memcpy(un, "unit=", 5);
+	un[5 + CONFIG_UNIT_MAX - 9 - 1] = '\0';
+	round_trip("the longest values", 3, (char *[]){ st, sc, un });
+}
+
+/* Huge values are refused without echoing them whole. */
+static void test_huge_values(void)
+{
+	struct config cfg;
+	char err[512];
+
+	ok(config_parse(&cfg, 1, (char *[]){ huge_arg("state=/") }, err, sizeof(err)) < 0 &&
 	   strstr(err, "longer than") && strlen(err) < 200, "huge state= refused: %s", err);
-	memcpy(huge, "unit=aa", 7);
-	ok(config_parse(&cfg, 1, argv, err, sizeof(err)) < 0 &&
+	ok(config_parse(&cfg, 1, (char *[]){ huge_arg("unit=aa") }, err, sizeof(err)) < 0 &&
 	   strstr(err, "unit name is longer"), "huge unit= refused: %s", err);
-	/* systemd's limit, 255 bytes, on the name used: ".service" counts
-	 * whether given or added. */
-	{
-		static const struct {
-			size_t stem;
-			const char *suffix;
-			int accepted;
-		} lim[] = { { 247, "", 1 }, { 248, "", 0 }, { 247, ".service", 1 }, { 248, ".service", 0 } };
-		static char u[300];
-		size_t j;
-		int rc;
+}
 
-		for (j = 0; j < sizeof(lim) / sizeof(lim[0]); j++) {
-			memset(u, 'u', sizeof(u));
-			memcpy(u, "unit=", 5);
-			snprintf(u + 5 + lim[j].stem, sizeof(u) - 5 - lim[j].stem, "%s", lim[j].suffix);
-			argv[0] = u;
-			rc = config_parse(&cfg, 1, argv, err, sizeof(err));
-			ok(lim[j].accepted ? rc == 0 && strlen(cfg.unit) == 255 :
-					     rc < 0 && strstr(err, "longer than 255 bytes (with its \".service\")"),
-			   "unit= of %zu bytes%s%s: %s", lim[j].stem, lim[j].suffix[0] ? " + " : "",
-			   lim[j].suffix, lim[j].accepted ? "accepted" : "refused");
-		}
+/* systemd's limit, 255 bytes, on the name used: ".service" counts
+ * whether given or added. */
+static void test_unit_length_limit(void)
+{
+	static const struct {
+		size_t stem;
+		const char *suffix;
+		int accepted;
+	} lim[] = { { 247, "", 1 }, { 248, "", 0 }, { 247, ".service", 1 }, { 248, ".service", 0 } };
+	static char u[300];
+	struct config cfg;
+	char err[512];
+	size_t j;
+	int rc;
+
+	for (j = 0; j < sizeof(lim) / sizeof(lim[0]); j++) {
+		memset(u, 'u', sizeof(u));
+		memcpy(u, "unit=", 5);
+		snprintf(u + 5 + lim[j].stem, sizeof(u) - 5 - lim[j].stem, "%s", lim[j].suffix);
+		rc = config_parse(&cfg, 1, (char *[]){ u }, err, sizeof(err));
+		ok(lim[j].accepted ? rc == 0 && strlen(cfg.unit) == 255 :
+				     rc < 0 && strstr(err, "longer than 255 bytes (with its \".service\")"),
+		   "unit= of %zu bytes%s%s: %s", lim[j].stem, lim[j].suffix[0] ? " + " : "",
+		   lim[j].suffix, lim[j].accepted ? "accepted" : "refused");
 	}
-	argv[0] = huge;
-	memcpy(huge, "aaaaaaa", 7);
-	ok(config_parse(&cfg, 1, argv, err, sizeof(err)) < 0 &&
+}
+
+static void test_huge_unknown_key(void)
+{
+	struct config cfg;
+	char err[512];
+
+	ok(config_parse(&cfg, 1, (char *[]){ huge_arg("aaaaaaa") }, err, sizeof(err)) < 0 &&
 	   strstr(err, "unknown key") && strlen(err) < 300, "huge unknown key refused");
+}
+
+int main(void)
+{
+	test_defaults();
+	test_values_land();
+	test_rows();
+	test_final_check_keeps_defaults();
+	test_settings_as_arguments();
+	test_round_trips();
+	test_huge_values();
+	test_unit_length_limit();
+	test_huge_unknown_key();
 	return tap_done();
 }

@@ -2,7 +2,8 @@
  * read-only mount, and a systemctl that hangs with children, crashes,
  * floods its output or is missing. Each must give a clear error, leave
  * the previous state intact, and leave no process, zombie or descriptor
- * behind. */
+ * behind. One function per fault; each sets up the double (and the file
+ * system) it needs. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -81,22 +82,30 @@ static int group_alive(void)
 	return pgid > 0 && live_procs('g', pgid) > 0;
 }
 
-static char *state_text(void)
+/* The double as every systemctl fault starts: fresh, with timeout=1. */
+static void systemctl_setup(void)
 {
-	char *s = tu_slurp(cfg.state);
-
-	return s ? s : strdup("(missing)");
+	tu_double(&cfg, dir, "ok");
+	cfg.timeout = 1;
 }
 
-static double since(const struct timespec *a)
+/* A 64 KiB tmpfs at dir/mnt holding the state, the double fresh; or a
+ * failed point and -1. */
+static int mount_state_fs(void)
 {
-	struct timespec b;
-
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (double)(b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
+	tu_double(&cfg, dir, "ok");
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	mkdir(mnt, 0755);
+	snprintf(cfg.state, sizeof(cfg.state), "%s/state", mnt);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755") < 0) {
+		ok(0, "mount a 64 KiB tmpfs: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
-static void systemctl_faults(void)
+/* Hang, crash, 8 MiB of output, failure: each said, nothing left. */
+static void test_systemctl_faults(void)
 {
 	static const struct {
 		const char *behaviour, *expect;
@@ -108,6 +117,7 @@ static void systemctl_faults(void)
 	};
 	size_t i;
 
+	systemctl_setup();
 	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
 		int fds = open_fds(), ev = 0;
 		struct timespec t;
@@ -116,22 +126,31 @@ static void systemctl_faults(void)
 		tu_clear_logs();
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		hold_update(&cfg, 100 + (uint32_t)i, HOLD_ACQUIRE, &ev);
-		ok(since(&t) < 3.0 && tu_logged(faults[i].expect),
-		   "systemctl %s: %.2f s, \"%s\"", faults[i].behaviour, since(&t), faults[i].expect);
+		ok(tu_seconds_since(&t) < 3.0 && tu_logged(faults[i].expect),
+		   "systemctl %s: %.2f s, \"%s\"", faults[i].behaviour, tu_seconds_since(&t), faults[i].expect);
 		ok(open_fds() == fds, "... no descriptor leaked (%d -> %d)", fds, open_fds());
 		ok(live_procs('c', 0) == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
 		   "... no child or zombie left");
 		ok(!group_alive(), "... nothing left of systemctl's own process group");
 		hold_update(&cfg, 100 + (uint32_t)i, HOLD_RELEASE, &ev);
 	}
-	/* "spew" succeeded: its 8 MiB were drained, 4 KiB kept. */
+}
+
+/* "spew" succeeded: its 8 MiB were drained, 4 KiB kept. */
+static void test_spew_keeps_log_small(void)
+{
+	systemctl_setup();
 	tu_double_set(dir, "spew");
 	tu_clear_logs();
 	hold_update(&cfg, 200, HOLD_ACQUIRE, NULL);
 	ok(strlen(tu_logs()) < 64 * 1024, "8 MiB of systemctl output: log stays small (%zu bytes)",
 	   strlen(tu_logs()));
 	hold_update(&cfg, 200, HOLD_RELEASE, NULL);
+}
 
+static void test_systemctl_missing(void)
+{
+	systemctl_setup();
 	snprintf(cfg.systemctl, sizeof(cfg.systemctl), "/nonexistent/systemctl");
 	tu_clear_logs();
 	hold_update(&cfg, 300, HOLD_ACQUIRE, NULL);
@@ -141,84 +160,104 @@ static void systemctl_faults(void)
 	hold_update(&cfg, 300, HOLD_RELEASE, NULL);
 }
 
-static void filesystem_faults(void)
+/* Jobs 1 and 2 held, then the file system full: the update of job 3 is
+ * refused and the state kept; with space back it goes through. */
+static void test_full_file_system(void)
 {
 	char *before, *after, filler[300];
+	static char block[4096];
 	int fd, ev;
 
-	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
-	mkdir(mnt, 0755);
-	snprintf(cfg.state, sizeof(cfg.state), "%s/state", mnt);
-
-	/* A full tmpfs. */
-	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755") < 0) {
-		ok(0, "mount a 64 KiB tmpfs: %s", strerror(errno));
+	if (mount_state_fs() < 0)
 		return;
-	}
 	hold_update(&cfg, 1, HOLD_ACQUIRE, &ev);
 	hold_update(&cfg, 2, HOLD_ACQUIRE, &ev);
-	before = state_text();
+	before = tu_state_text(&cfg);
 	snprintf(filler, sizeof(filler), "%s/filler", mnt);
 	fd = open(filler, O_WRONLY | O_CREAT, 0600);
-	{
-		static char block[4096];
-
-		memset(block, 'x', sizeof(block));
-		while (write(fd, block, sizeof(block)) > 0)
-			;
-	}
+	memset(block, 'x', sizeof(block));
+	while (write(fd, block, sizeof(block)) > 0)
+		;
 	close(fd);
 	tu_clear_logs();
 	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) < 0 && !(ev & EV_STARTED),
 	   "full file system: update refused, nothing started");
 	ok(tu_logged("No space left on device") && tu_logged("previous state kept"),
 	   "... clear error: %s", strstr(tu_logs(), "cannot update") ? strstr(tu_logs(), "cannot update") : "");
-	after = state_text();
+	after = tu_state_text(&cfg);
 	ok(!strcmp(before, after), "... previous state intact");
 	free(after);
 	unlink(filler);
 	ok(hold_update(&cfg, 3, HOLD_ACQUIRE, &ev) == 0, "space back: the next update works");
 	free(before);
+	umount2(mnt, MNT_DETACH);
+}
 
-	/* Read-only. */
-	before = state_text();
+/* The state as the full file system case left it (jobs 1 to 3), then
+ * the file system read-only. */
+static void test_read_only_file_system(void)
+{
+	char *before, *after;
+	int ev;
+
+	if (mount_state_fs() < 0)
+		return;
+	hold_update(&cfg, 1, HOLD_ACQUIRE, &ev);
+	hold_update(&cfg, 2, HOLD_ACQUIRE, &ev);
+	hold_update(&cfg, 3, HOLD_ACQUIRE, &ev);
+	before = tu_state_text(&cfg);
 	if (mount("tmpfs", mnt, "tmpfs", MS_REMOUNT | MS_RDONLY, "size=64k,mode=0755") < 0) {
 		ok(0, "remount read-only: %s", strerror(errno));
 	} else {
 		tu_clear_logs();
 		ok(hold_update(&cfg, 4, HOLD_ACQUIRE, &ev) < 0 && tu_logged("Read-only file system"),
 		   "read-only file system: clear error");
-		after = state_text();
+		after = tu_state_text(&cfg);
 		ok(!strcmp(before, after), "... previous state intact");
 		free(after);
 		mount("tmpfs", mnt, "tmpfs", MS_REMOUNT, "size=64k,mode=0755");
 	}
 	free(before);
 	umount2(mnt, MNT_DETACH);
+}
 
-	/* Missing directory (the mount point removed). */
+/* The state's directory gone (the mount point removed). */
+static void test_missing_state_directory(void)
+{
+	int ev;
+
+	tu_double(&cfg, dir, "ok");
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	snprintf(cfg.state, sizeof(cfg.state), "%s/state", mnt);
 	rmdir(mnt);
 	tu_clear_logs();
 	ok(hold_update(&cfg, 5, HOLD_ACQUIRE, &ev) < 0 && tu_logged("cannot open state directory") &&
 	   tu_logged("No such file or directory"), "missing directory: clear error");
 }
 
-int main(void)
+/* As root (mounts): else skipped by hand, a failure in CI. */
+static void setup(void)
 {
 	if (geteuid() != 0) {
 		if (getenv("CI")) {
 			printf("Bail out! test_faults needs root in CI\n");
-			return 1;
+			exit(1);
 		}
 		printf("1..0 # SKIP needs root (mounts)\n");
-		return 0;
+		exit(0);
 	}
 	tu_capture_logs();
 	snprintf(dir, sizeof(dir), "%s", tu_scratch());
-	tu_double(&cfg, dir, "ok");
-	cfg.timeout = 1;
-	systemctl_faults();
-	tu_double(&cfg, dir, "ok");
-	filesystem_faults();
+}
+
+int main(void)
+{
+	setup();
+	test_systemctl_faults();
+	test_spew_keeps_log_small();
+	test_systemctl_missing();
+	test_full_file_system();
+	test_read_only_file_system();
+	test_missing_state_directory();
 	return tap_done();
 }

@@ -1,5 +1,6 @@
 /* Running a program safely: exit status, output capture, timeouts, no
- * leaked descriptors, a clean environment, stdin from /dev/null. */
+ * leaked descriptors, a clean environment, stdin from /dev/null. One
+ * function per case. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,20 +15,89 @@
 
 #include "runcmd.h"
 #include "tap.h"
+#include "testutil.h"
 
-static double elapsed(const struct timespec *a)
-{
-	struct timespec b;
+/* Every case's result: 64 KiB of output buffer, so static, and one. */
+static struct runcmd_result res;
 
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (double)(b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
-}
-
-static int run_sh(const char *script, unsigned int ms, struct runcmd_result *res)
+static int run_sh(const char *script, unsigned int ms, struct runcmd_result *out)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
 
-	return runcmd(argv, ms, res);
+	return runcmd(argv, ms, out);
+}
+
+static void test_exit_status(void)
+{
+	char why[200];
+
+	ok(run_sh("exit 0", 2000, &res) == 0 && res.exited && res.exit_status == 0,
+	   "exit 0 is success");
+	ok(run_sh("echo oops >&2; exit 5", 2000, &res) < 0 && res.exit_status == 5 &&
+	   !strcmp(res.output, "oops\n"), "exit 5 is failure; stderr captured");
+	runcmd_describe(&res, 2000, why, sizeof(why));
+	ok(!strcmp(why, "exited with status 5"), "described: %s", why);
+}
+
+static void test_elapsed_measured(void)
+{
+	int rc = run_sh("sleep 0.2", 2000, &res);
+
+	ok(rc == 0 && res.elapsed_ms >= 200 && res.elapsed_ms < 1500,
+	   "elapsed time measured: %lu ms for sleep 0.2", res.elapsed_ms);
+}
+
+static void test_crash_reported(void)
+{
+	ok(run_sh("kill -SEGV $$", 2000, &res) < 0 && res.signaled && res.term_signal == SIGSEGV,
+	   "crash reported as a signal");
+}
+
+/* A hang with a child of its own: both killed at the timeout. */
+static void test_hang_timed_out(void)
+{
+	struct timespec t;
+	char why[200];
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	rc = run_sh("sleep 30 & sleep 30; echo never", 1000, &res);
+	ok(rc < 0 && res.timed_out, "hang: timed out");
+	ok(res.elapsed_ms >= 1000 && res.elapsed_ms < 2000,
+	   "... elapsed covers the wait: %lu ms", res.elapsed_ms);
+	ok(tu_seconds_since(&t) < 2.0, "... killed after about 1 s (%.2f s)", tu_seconds_since(&t));
+	runcmd_describe(&res, 1000, why, sizeof(why));
+	ok(!strcmp(why, "timed out after 1 s and was killed"), "described: %s", why);
+}
+
+static void test_output_drained(void)
+{
+	int rc = run_sh("head -c 8388608 /dev/zero", 5000, &res);
+
+	ok(rc == 0 && res.truncated && res.output_len == RUNCMD_OUTPUT_MAX,
+	   "8 MiB of output: drained, %d bytes kept, success", RUNCMD_OUTPUT_MAX);
+}
+
+static void test_missing_program(void)
+{
+	char *argv[] = { "/nonexistent/systemctl", "start", NULL };
+	char why[200];
+
+	ok(runcmd(argv, 1000, &res) < 0 && res.exec_errno == ENOENT,
+	   "missing program: ENOENT reported");
+	runcmd_describe(&res, 1000, why, sizeof(why));
+	ok(strstr(why, "could not be executed: No such file"), "described: %s", why);
+}
+
+/* Descriptors: open one without CLOEXEC; the child must not see it. */
+static void test_descriptor_not_inherited(void)
+{
+	int leak = open("/dev/null", O_RDONLY);
+
+	ok(run_sh("ls /proc/self/fd | tr '\\n' ' '", 2000, &res) == 0 &&
+	   !strcmp(res.output, "0 1 2 3 "), "child has only 0-2 (and ls's own dir fd): %s",
+	   res.output);
+	close(leak);
 }
 
 /* A descriptor above anything a loop up to the open-files limit would
@@ -36,7 +106,6 @@ static int run_sh(const char *script, unsigned int ms, struct runcmd_result *res
  * close_range(2) and without it (old kernels and libcs). Never inherited. */
 static void test_high_descriptors(void)
 {
-	static struct runcmd_result res;
 	struct rlimit rl, saved;
 	int k, high;
 
@@ -70,7 +139,6 @@ static void test_high_descriptors(void)
  * only once thawed. The caller must not wait for it past the bound. */
 static void test_unkillable_child(void)
 {
-	static struct runcmd_result res;
 	static const char freezer[] = "/sys/fs/cgroup/freezer";
 	char cg[128], script[512], path[160], why[200];
 	struct timespec t;
@@ -117,9 +185,9 @@ static void test_unkillable_child(void)
 	snprintf(script, sizeof(script), "echo $$ > %s/tasks && exec sleep 60", cg);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	rc = run_sh(script, 1000, &res);
-	ok(rc < 0 && res.unreaped && elapsed(&t) < 1.0 + RUNCMD_REAP_MS / 1000.0 + 0.5,
+	ok(rc < 0 && res.unreaped && tu_seconds_since(&t) < 1.0 + RUNCMD_REAP_MS / 1000.0 + 0.5,
 	   "a child frozen in the kernel: given up %.2f s after start (timeout 1 s + %d ms after SIGKILL), not when it dies",
-	   elapsed(&t), RUNCMD_REAP_MS);
+	   tu_seconds_since(&t), RUNCMD_REAP_MS);
 	runcmd_describe(&res, 1000, why, sizeof(why));
 	ok(strstr(why, "still not gone") != NULL, "described: %s", why);
 	/* Once thawed it dies: reap it and the helper, remove the cgroup. */
@@ -129,107 +197,91 @@ static void test_unkillable_child(void)
 	rmdir(cg);
 }
 
-int main(void)
+static void test_stdin_dev_null(void)
 {
-	static struct runcmd_result res;
-	struct timespec t;
-	char why[200];
-	int leak, rc;
-
-	ok(run_sh("exit 0", 2000, &res) == 0 && res.exited && res.exit_status == 0,
-	   "exit 0 is success");
-	ok(run_sh("echo oops >&2; exit 5", 2000, &res) < 0 && res.exit_status == 5 &&
-	   !strcmp(res.output, "oops\n"), "exit 5 is failure; stderr captured");
-	runcmd_describe(&res, 2000, why, sizeof(why));
-	ok(!strcmp(why, "exited with status 5"), "described: %s", why);
-
-	rc = run_sh("sleep 0.2", 2000, &res);
-	ok(rc == 0 && res.elapsed_ms >= 200 && res.elapsed_ms < 1500,
-	   "elapsed time measured: %lu ms for sleep 0.2", res.elapsed_ms);
-
-	ok(run_sh("kill -SEGV $$", 2000, &res) < 0 && res.signaled && res.term_signal == SIGSEGV,
-	   "crash reported as a signal");
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	rc = run_sh("sleep 30 & sleep 30; echo never", 1000, &res);
-	ok(rc < 0 && res.timed_out, "hang: timed out");
-	ok(res.elapsed_ms >= 1000 && res.elapsed_ms < 2000,
-	   "... elapsed covers the wait: %lu ms", res.elapsed_ms);
-	ok(elapsed(&t) < 2.0, "... killed after about 1 s (%.2f s)", elapsed(&t));
-	runcmd_describe(&res, 1000, why, sizeof(why));
-	ok(!strcmp(why, "timed out after 1 s and was killed"), "described: %s", why);
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	rc = run_sh("head -c 8388608 /dev/zero", 5000, &res);
-	ok(rc == 0 && res.truncated && res.output_len == RUNCMD_OUTPUT_MAX,
-	   "8 MiB of output: drained, %d bytes kept, success", RUNCMD_OUTPUT_MAX);
-
-	{
-		char *argv[] = { "/nonexistent/systemctl", "start", NULL };
-
-		ok(runcmd(argv, 1000, &res) < 0 && res.exec_errno == ENOENT,
-		   "missing program: ENOENT reported");
-		runcmd_describe(&res, 1000, why, sizeof(why));
-		ok(strstr(why, "could not be executed: No such file"), "described: %s", why);
-	}
-
-	/* Descriptors: open one without CLOEXEC; the child must not see it. */
-	leak = open("/dev/null", O_RDONLY);
-	ok(run_sh("ls /proc/self/fd | tr '\\n' ' '", 2000, &res) == 0 &&
-	   !strcmp(res.output, "0 1 2 3 "), "child has only 0-2 (and ls's own dir fd): %s",
-	   res.output);
-	close(leak);
-	test_high_descriptors();
-	test_unkillable_child();
-
 	ok(run_sh("readlink /proc/self/fd/0", 2000, &res) == 0 &&
 	   !strcmp(res.output, "/dev/null\n"), "stdin is /dev/null");
+}
 
+static void test_environment_minimal(void)
+{
 	setenv("LD_PRELOAD", "/evil.so", 1);
 	setenv("SLURM_JOB_ID", "42", 1);
 	ok(run_sh("env | sort | tr '\\n' ' '", 2000, &res) == 0 &&
 	   !strstr(res.output, "LD_PRELOAD") && !strstr(res.output, "SLURM_") &&
 	   strstr(res.output, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"),
 	   "environment is fixed and minimal: %s", res.output);
+}
 
-	/* Its own process group, so a timeout takes its children too. */
+/* Its own process group, so a timeout takes its children too. */
+static void test_own_process_group(void)
+{
+	int pgid = 0, pid = -1;
+
 	ok(run_sh("ps -o pgid= -p $$ | tr -d ' '; echo $$", 2000, &res) == 0, "pgid probe ran");
-	{
-		int pgid = 0, pid = -1;
+	sscanf(res.output, "%d %d", &pgid, &pid);
+	ok(pgid == pid && pgid != getpgrp(), "child leads its own process group");
+}
 
-		sscanf(res.output, "%d %d", &pgid, &pid);
-		ok(pgid == pid && pgid != getpgrp(), "child leads its own process group");
-	}
+/* Under a SIGCHLD disposition the child inherits through execve (NAME):
+ * runcmd sees the exit, promptly, and leaves the disposition as it was. */
+static void check_sigchld_disposition(const char *name, void (*handler)(int), int flags)
+{
+	struct sigaction set, now;
+	struct timespec t;
 
-	/* A host that ignores SIGCHLD (SIG_IGN and SA_NOCLDWAIT survive
-	 * execve): the kernel would reap the child before us. runcmd must
-	 * still see the exit, promptly, and leave the disposition as it was. */
-	{
-		struct sigaction ign, now;
-		int k;
+	memset(&set, 0, sizeof(set));
+	set.sa_handler = handler;
+	set.sa_flags = flags;
+	sigaction(SIGCHLD, &set, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ok(run_sh("exit 0", 3000, &res) == 0 && res.exited && tu_seconds_since(&t) < 1.0,
+	   "%s: /bin/sh exit 0 seen as success in %.2f s", name, tu_seconds_since(&t));
+	ok(run_sh("exit 4", 3000, &res) < 0 && res.exited && res.exit_status == 4,
+	   "%s: exit status 4 seen", name);
+	sigaction(SIGCHLD, NULL, &now);
+	ok(now.sa_handler == set.sa_handler &&
+	   (now.sa_flags & SA_NOCLDWAIT) == (set.sa_flags & SA_NOCLDWAIT),
+	   "%s: disposition restored", name);
+	memset(&set, 0, sizeof(set));
+	set.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &set, NULL);
+}
 
-		for (k = 0; k < 2; k++) {
-			memset(&ign, 0, sizeof(ign));
-			ign.sa_handler = k == 0 ? SIG_IGN : SIG_DFL;
-			ign.sa_flags = k == 0 ? 0 : SA_NOCLDWAIT;
-			sigaction(SIGCHLD, &ign, NULL);
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			ok(run_sh("exit 0", 3000, &res) == 0 && res.exited && elapsed(&t) < 1.0,
-			   "%s: /bin/sh exit 0 seen as success in %.2f s",
-			   k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT", elapsed(&t));
-			ok(run_sh("exit 4", 3000, &res) < 0 && res.exited && res.exit_status == 4,
-			   "%s: exit status 4 seen", k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT");
-			sigaction(SIGCHLD, NULL, &now);
-			ok(now.sa_handler == ign.sa_handler &&
-			   (now.sa_flags & SA_NOCLDWAIT) == (ign.sa_flags & SA_NOCLDWAIT),
-			   "%s: disposition restored", k == 0 ? "SIGCHLD ignored" : "SA_NOCLDWAIT");
-		}
-		memset(&ign, 0, sizeof(ign));
-		ign.sa_handler = SIG_DFL;
-		sigaction(SIGCHLD, &ign, NULL);
-	}
+/* A host that ignores SIGCHLD (SIG_IGN and SA_NOCLDWAIT survive execve):
+ * the kernel would reap the child before us. */
+static void test_sigchld_ignored(void)
+{
+	check_sigchld_disposition("SIGCHLD ignored", SIG_IGN, 0);
+}
 
-	/* No zombie left behind. */
+static void test_sigchld_nocldwait(void)
+{
+	check_sigchld_disposition("SA_NOCLDWAIT", SIG_DFL, SA_NOCLDWAIT);
+}
+
+/* After every case above: no zombie left behind. */
+static void test_no_child_left(void)
+{
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child left to reap");
+}
+
+int main(void)
+{
+	test_exit_status();
+	test_elapsed_measured();
+	test_crash_reported();
+	test_hang_timed_out();
+	test_output_drained();
+	test_missing_program();
+	test_descriptor_not_inherited();
+	test_high_descriptors();
+	test_unkillable_child();
+	test_stdin_dev_null();
+	test_environment_minimal();
+	test_own_process_group();
+	test_sigchld_ignored();
+	test_sigchld_nocldwait();
+	test_no_child_left();
 	return tap_done();
 }

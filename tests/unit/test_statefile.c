@@ -1,5 +1,6 @@
 /* The state file on disk: atomic replacement, the lock, and everything it
- * refuses (symlinks, hard links, wrong owner or mode) or survives. */
+ * refuses (symlinks, hard links, wrong owner or mode) or survives. One
+ * function per case; each starts from reset(): no state file, no logs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,8 +19,10 @@
 #include "testutil.h"
 
 static char dir[128], path[160];
+static const uint32_t two[] = { 11, 12 };
 
-static int load(struct jobset *set)
+/* The state into SET under the lock, as the hooks read it. */
+static int load_state(struct jobset *set)
 {
 	struct statefile sf;
 	int rc = statefile_open_locked(&sf, path, 2000);
@@ -30,6 +33,7 @@ static int load(struct jobset *set)
 	return rc;
 }
 
+/* The jobs IDS[0..N) as the whole state, under the lock. */
 static int store_ids(const uint32_t *ids, size_t n)
 {
 	struct statefile sf;
@@ -48,6 +52,7 @@ static int store_ids(const uint32_t *ids, size_t n)
 	return rc;
 }
 
+/* No state file, no .corrupt copy, no logs. */
 static void reset(void)
 {
 	char p[700];
@@ -58,50 +63,69 @@ static void reset(void)
 	tu_clear_logs();
 }
 
-int main(void)
+static void setup(void)
 {
-	static const uint32_t two[] = { 11, 12 };
-	struct jobset set;
-	char p[700], *text;
-	struct stat st;
-	int rc;
-
 	tu_capture_logs();
 	snprintf(dir, sizeof(dir), "%s", tu_scratch());
 	snprintf(path, sizeof(path), "%s/state", dir);
-	jobset_init(&set);
+}
 
-	ok(load(&set) == 0 && set.n == 0, "missing state file is an empty set");
+static void test_store_and_load(void)
+{
+	struct jobset set;
+	char p[700], *text;
+	struct stat st;
+
+	jobset_init(&set);
+	ok(load_state(&set) == 0 && set.n == 0, "missing state file is an empty set");
 	ok(store_ids(two, 2) == 0, "store two jobs");
 	text = tu_slurp(path);
 	ok(text && !strcmp(text, "2\n11\n12\n"), "file holds count then IDs");
 	free(text);
 	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644, "state file mode 0644");
-	ok(load(&set) == 0 && set.n == 2 && jobset_contains(&set, 12), "load what was stored");
+	ok(load_state(&set) == 0 && set.n == 2 && jobset_contains(&set, 12), "load what was stored");
 	ok(statefile_peek(path, 12) == 1 && statefile_peek(path, 13) == 0,
 	   "lock-free peek finds a held job and not another");
 	snprintf(p, sizeof(p), "%s.tmp", path);
 	ok(access(p, F_OK) < 0, "no temporary file left behind");
-	{
-		static uint32_t many[1000];
-		size_t k;
+	jobset_free(&set);
+}
 
-		for (k = 0; k < 1000; k++)
-			many[k] = 100000 + (uint32_t)k;
-		store_ids(many, 1000);
-		ok(statefile_peek(path, 5) == 1,
-		   "peek at a state larger than one read: a hint to take the locked path");
-		store_ids(two, 2);
-	}
+static void test_peek_large_state(void)
+{
+	static uint32_t many[1000];
+	size_t k;
 
-	/* A stale .tmp from a killed writer is replaced, not followed. */
+	reset();
+	for (k = 0; k < 1000; k++)
+		many[k] = 100000 + (uint32_t)k;
+	store_ids(many, 1000);
+	ok(statefile_peek(path, 5) == 1,
+	   "peek at a state larger than one read: a hint to take the locked path");
+}
+
+/* A stale .tmp from a killed writer is replaced, not followed. */
+static void test_stale_tmp_replaced(void)
+{
+	char p[700];
+
+	reset();
+	store_ids(two, 2); /* the state the writer was replacing */
+	snprintf(p, sizeof(p), "%s.tmp", path);
 	tu_write(p, "garbage", 7);
 	ok(store_ids(two, 1) == 0 && access(p, F_OK) < 0, "stale .tmp replaced");
+}
 
-	/* Damaged file: salvaged, logged, kept aside. */
+/* Damaged file: salvaged, logged, kept aside. */
+static void test_damaged_file_salvaged(void)
+{
+	struct jobset set;
+	char p[700], *text;
+
 	reset();
+	jobset_init(&set);
 	tu_write(path, "5\n42\nxyz\n", 9);
-	ok(load(&set) == 1 && set.n == 1 && jobset_contains(&set, 42),
+	ok(load_state(&set) == 1 && set.n == 1 && jobset_contains(&set, 42),
 	   "damaged file: valid IDs salvaged, damage reported");
 	ok(tu_logged("is damaged (count 5 disagrees") || tu_logged("is damaged (line 3"),
 	   "damage logged with its reason");
@@ -109,10 +133,19 @@ int main(void)
 	text = tu_slurp(p);
 	ok(text && !strcmp(text, "5\n42\nxyz\n"), "damaged file kept as .corrupt");
 	free(text);
+	jobset_free(&set);
+}
 
-	/* Refusals: the file is never followed or trusted. */
+/* Refusals: the file is never followed or trusted. */
+static void test_symlink_refused(void)
+{
+	struct jobset set;
+	struct stat st;
+	char *text;
+
 	reset();
-	ok(symlink("/etc/passwd", path) == 0 && load(&set) < 0 &&
+	jobset_init(&set);
+	ok(symlink("/etc/passwd", path) == 0 && load_state(&set) < 0 &&
 	   tu_logged("refusing state file") && tu_logged("symbolic link"),
 	   "symlink at the state path refused");
 	ok(store_ids(two, 2) == 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode),
@@ -120,108 +153,172 @@ int main(void)
 	text = tu_slurp("/etc/passwd");
 	ok(text && strncmp(text, "2\n", 2), "/etc/passwd untouched");
 	free(text);
+	jobset_free(&set);
+}
+
+static void test_hard_link_refused(void)
+{
+	struct jobset set;
+	char p[700];
 
 	reset();
+	jobset_init(&set);
 	snprintf(p, sizeof(p), "%s/other", dir);
 	tu_write(p, "1\n5\n", 4);
-	ok(link(p, path) == 0 && load(&set) < 0 && tu_logged("hard links"),
+	ok(link(p, path) == 0 && load_state(&set) < 0 && tu_logged("hard links"),
 	   "hard-linked state file refused");
 	unlink(p);
+	jobset_free(&set);
+}
+
+static void test_world_writable_file_refused(void)
+{
+	struct jobset set;
 
 	reset();
+	jobset_init(&set);
 	tu_write(path, "1\n5\n", 4);
 	chmod(path, 0666);
-	ok(load(&set) < 0 && tu_logged("writable by group or others"),
+	ok(load_state(&set) < 0 && tu_logged("writable by group or others"),
 	   "world-writable state file refused");
 	chmod(path, 0644);
+	jobset_free(&set);
+}
+
+static void test_fifo_refused(void)
+{
+	struct jobset set;
 
 	reset();
-	ok(mkfifo(path, 0644) == 0 && load(&set) < 0 && tu_logged("not a regular file"),
+	jobset_init(&set);
+	ok(mkfifo(path, 0644) == 0 && load_state(&set) < 0 && tu_logged("not a regular file"),
 	   "FIFO at the state path refused without blocking");
+	jobset_free(&set);
+}
 
-	if (geteuid() == 0) {
-		reset();
-		tu_write(path, "1\n5\n", 4);
-		ok(chown(path, 65534, 65534) == 0 && load(&set) < 0 &&
-		   tu_logged("owned by uid 65534"), "state file owned by nobody refused");
-		unlink(path);
-	} else {
+static void test_foreign_owner_refused(void)
+{
+	struct jobset set;
+
+	if (geteuid() != 0) {
 		ok(1, "# SKIP ownership check needs root");
+		return;
 	}
-
-	/* The directory itself. */
 	reset();
+	jobset_init(&set);
+	tu_write(path, "1\n5\n", 4);
+	ok(chown(path, 65534, 65534) == 0 && load_state(&set) < 0 &&
+	   tu_logged("owned by uid 65534"), "state file owned by nobody refused");
+	unlink(path);
+	jobset_free(&set);
+}
+
+/* The directory itself. */
+static void test_world_writable_directory_refused(void)
+{
+	struct jobset set;
+
+	reset();
+	jobset_init(&set);
 	chmod(dir, 0777);
-	ok(load(&set) < 0 && tu_logged("refusing state directory") &&
+	ok(load_state(&set) < 0 && tu_logged("refusing state directory") &&
 	   tu_logged("writable by group or others"), "world-writable directory refused");
 	chmod(dir, 0755);
+	jobset_free(&set);
+}
+
+static void test_directory_through_symlink_refused(void)
+{
+	char p[700], via[800];
+	struct statefile sf;
+	int rc;
+
+	reset();
 	snprintf(p, sizeof(p), "%s/link", dir);
-	if (symlink(dir, p) == 0) {
-		char via[800];
-		struct statefile sf;
+	if (symlink(dir, p) < 0)
+		return;
+	snprintf(via, sizeof(via), "%s/state", p);
+	rc = statefile_open_locked(&sf, via, 1000);
+	statefile_close(&sf);
+	ok(rc < 0 && tu_logged("symbolic link"), "directory reached through a symlink refused");
+	unlink(p);
+}
 
-		snprintf(via, sizeof(via), "%s/state", p);
-		tu_clear_logs();
-		rc = statefile_open_locked(&sf, via, 1000);
-		statefile_close(&sf);
-		ok(rc < 0 && tu_logged("symbolic link"), "directory reached through a symlink refused");
-	}
-	{
-		struct statefile sf;
-		char missing[700];
+static void test_missing_directory(void)
+{
+	struct statefile sf;
+	char missing[700];
+	int rc;
 
-		snprintf(missing, sizeof(missing), "%s/nonexistent/state", dir);
-		tu_clear_logs();
-		rc = statefile_open_locked(&sf, missing, 1000);
-		statefile_close(&sf);
-		ok(rc < 0 && tu_logged("No such file or directory"), "missing directory: clear error");
-	}
+	reset();
+	snprintf(missing, sizeof(missing), "%s/nonexistent/state", dir);
+	rc = statefile_open_locked(&sf, missing, 1000);
+	statefile_close(&sf);
+	ok(rc < 0 && tu_logged("No such file or directory"), "missing directory: clear error");
+}
+
+static void test_symlinked_lock_file_refused(void)
+{
+	struct jobset set;
+	char p[700];
+
+	reset();
+	jobset_init(&set);
 	snprintf(p, sizeof(p), "%s.lock", path);
 	unlink(p);
-	ok(symlink("/etc/shadow", p) == 0 && load(&set) < 0 && tu_logged("lock file") &&
+	ok(symlink("/etc/shadow", p) == 0 && load_state(&set) < 0 && tu_logged("lock file") &&
 	   tu_logged("symbolic link"), "symlinked lock file refused");
 	unlink(p);
+	jobset_free(&set);
+}
 
-	/* A lock held by a stuck process: bounded wait, clear error. */
+/* A lock held by a stuck process: bounded wait, clear error. */
+static void test_stuck_lock_holder(void)
+{
+	struct statefile sf;
+	struct timespec a, b;
+	char p[700], c;
+	int fd, pfd[2], rc;
+	pid_t pid;
+
 	reset();
-	{
-		int fd = open(p, O_RDWR | O_CREAT, 0600), pfd[2];
-		struct statefile sf;
-		struct timespec a, b;
-		pid_t pid;
-		char c;
-
-		if (pipe(pfd) < 0)
-			return 99;
-		pid = fork();
-		if (pid == 0) {
-			flock(fd, LOCK_EX);
-			if (write(pfd[1], "x", 1) < 0)
-				_exit(1);
-			pause();
-			_exit(0);
-		}
-		close(fd);
-		if (read(pfd[0], &c, 1) != 1)
-			return 99;
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		rc = statefile_open_locked(&sf, path, 1000);
-		statefile_close(&sf);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		ok(rc < 0 && tu_logged("gave up waiting 1 s for the lock"),
-		   "lock held by a stuck process: gives up with a clear error");
-		ok(b.tv_sec - a.tv_sec < 3, "... within the bound (%.2f s)",
-		   (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		rc = statefile_open_locked(&sf, path, 1000);
-		statefile_close(&sf);
-		ok(rc == 0, "lock free again once its holder is dead");
-		close(pfd[0]);
-		close(pfd[1]);
+	snprintf(p, sizeof(p), "%s.lock", path);
+	fd = open(p, O_RDWR | O_CREAT, 0600);
+	if (pipe(pfd) < 0)
+		exit(99);
+	pid = fork();
+	if (pid == 0) {
+		flock(fd, LOCK_EX);
+		if (write(pfd[1], "x", 1) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
 	}
+	close(fd);
+	if (read(pfd[0], &c, 1) != 1)
+		exit(99);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	rc = statefile_open_locked(&sf, path, 1000);
+	statefile_close(&sf);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ok(rc < 0 && tu_logged("gave up waiting 1 s for the lock"),
+	   "lock held by a stuck process: gives up with a clear error");
+	ok(b.tv_sec - a.tv_sec < 3, "... within the bound (%.2f s)",
+	   (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	rc = statefile_open_locked(&sf, path, 1000);
+	statefile_close(&sf);
+	ok(rc == 0, "lock free again once its holder is dead");
+	close(pfd[0]);
+	close(pfd[1]);
+}
 
-	/* Read-only directory: previous state intact, clear error. */
+/* Read-only directory: previous state intact, clear error. */
+static void test_read_only_directory(void)
+{
+	char *text;
+
 	reset();
 	ok(store_ids(two, 2) == 0, "state with two jobs");
 	/* (Root writes through a 0555 directory; the fault tests use a
@@ -235,7 +332,25 @@ int main(void)
 	text = tu_slurp(path);
 	ok(text && !strcmp(text, "2\n11\n12\n"), "previous state intact");
 	free(text);
+}
 
-	jobset_free(&set);
+int main(void)
+{
+	setup();
+	test_store_and_load();
+	test_peek_large_state();
+	test_stale_tmp_replaced();
+	test_damaged_file_salvaged();
+	test_symlink_refused();
+	test_hard_link_refused();
+	test_world_writable_file_refused();
+	test_fifo_refused();
+	test_foreign_owner_refused();
+	test_world_writable_directory_refused();
+	test_directory_through_symlink_refused();
+	test_missing_directory();
+	test_symlinked_lock_file_refused();
+	test_stuck_lock_holder();
+	test_read_only_directory();
 	return tap_done();
 }

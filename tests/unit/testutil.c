@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -119,6 +120,30 @@ char *tu_slurp(const char *path)
 	return buf;
 }
 
+char *tu_state_text(const struct config *cfg)
+{
+	char *s = tu_slurp(cfg->state);
+
+	return s ? s : strdup("(missing)");
+}
+
+bool tu_state_is(const struct config *cfg, const char *text)
+{
+	char *s = tu_state_text(cfg);
+	bool same = !strcmp(s, text);
+
+	free(s);
+	return same;
+}
+
+double tu_seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
 void tu_write(const char *path, const char *data, size_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -129,32 +154,65 @@ void tu_write(const char *path, const char *data, size_t len)
 	}
 }
 
-void tu_double_set(const char *dir, const char *behaviour)
+/* dir/bin/NAME, the doubles' own files: written with TEXT, or removed
+ * when TEXT is NULL. */
+static void bin_file(const char *dir, const char *name, const char *text)
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/bin/behaviour", dir);
-	tu_write(path, behaviour, strlen(behaviour));
+	snprintf(path, sizeof(path), "%s/bin/%s", dir, name);
+	if (text)
+		tu_write(path, text, strlen(text));
+	else
+		unlink(path);
 }
 
-void tu_double(struct config *cfg, const char *dir, const char *behaviour)
+/* What a double logged in dir/bin/NAME; "" when it logged nothing. */
+static char *bin_log(const char *dir, const char *name)
+{
+	char path[512], *s;
+
+	snprintf(path, sizeof(path), "%s/bin/%s", dir, name);
+	s = tu_slurp(path);
+	return s ? s : strdup("");
+}
+
+void tu_double_set(const char *dir, const char *behaviour)
+{
+	bin_file(dir, "behaviour", behaviour);
+}
+
+/* Copies the double named by $ENV (else FALLBACK, relative to the build
+ * directory) into dir/bin/ under each of NAMES: one script answers as
+ * each command by the name it is called under. */
+static void install_double(const char *env, const char *fallback, const char *dir,
+			   const char *const names[])
 {
 	char path[512], *script;
-	const char *src = getenv("SYSTEMCTL_DOUBLE");
+	const char *src = getenv(env);
 
 	if (!src)
-		src = "tests/bin/systemctl-double";
+		src = fallback;
 	script = tu_slurp(src);
 	if (!script) {
-		fprintf(stderr, "cannot read %s (set SYSTEMCTL_DOUBLE)\n", src);
+		fprintf(stderr, "cannot read %s (set %s)\n", src, env);
 		exit(99);
 	}
 	snprintf(path, sizeof(path), "%s/bin", dir);
 	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/bin/systemctl", dir);
-	tu_write(path, script, strlen(script));
-	chmod(path, 0755);
+	for (; *names; names++) {
+		snprintf(path, sizeof(path), "%s/bin/%s", dir, *names);
+		tu_write(path, script, strlen(script));
+		chmod(path, 0755);
+	}
 	free(script);
+}
+
+void tu_double(struct config *cfg, const char *dir, const char *behaviour)
+{
+	static const char *const names[] = { "systemctl", NULL };
+
+	install_double("SYSTEMCTL_DOUBLE", "tests/bin/systemctl-double", dir, names);
 	tu_double_set(dir, behaviour);
 
 	config_parse(cfg, 0, NULL, NULL, 0);
@@ -165,43 +223,22 @@ void tu_double(struct config *cfg, const char *dir, const char *behaviour)
 	/* A cgroup tree of our own: the host's systemd must not take part. */
 	snprintf(cfg->cgroup_root, sizeof(cfg->cgroup_root), "%s/cgroup", dir);
 	/* The double reports the state it sees when called. */
-	snprintf(path, sizeof(path), "%s/bin/statefile", dir);
-	tu_write(path, cfg->state, strlen(cfg->state));
+	bin_file(dir, "statefile", cfg->state);
 }
 
 void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 	       const char *answer)
 {
+	static const char *const names[] = { "sinfo", "scontrol", "squeue", NULL };
 	static char path[512];
-	char p[512], *script;
-	const char *src = getenv("SQUEUE_DOUBLE");
 
-	if (!src)
-		src = "tests/bin/squeue-double";
-	script = tu_slurp(src);
-	if (!script) {
-		fprintf(stderr, "cannot read %s (set SQUEUE_DOUBLE)\n", src);
-		exit(99);
-	}
-	snprintf(path, sizeof(path), "%s/bin/sinfo", dir);
-	tu_write(path, script, strlen(script));
-	chmod(path, 0755);
-	snprintf(path, sizeof(path), "%s/bin/scontrol", dir);
-	tu_write(path, script, strlen(script));
-	chmod(path, 0755);
-	snprintf(p, sizeof(p), "%s/bin/scontrol.behaviour", dir);
-	tu_write(p, "down", 4); /* slurmd not there unless a test says so */
-	snprintf(path, sizeof(path), "%s/bin/squeue", dir);
-	tu_write(path, script, strlen(script));
-	chmod(path, 0755);
-	free(script);
-	snprintf(p, sizeof(p), "%s/bin/squeue.behaviour", dir);
-	tu_write(p, behaviour, strlen(behaviour));
-	snprintf(p, sizeof(p), "%s/bin/squeue.answer", dir);
-	tu_write(p, answer, strlen(answer));
-	snprintf(p, sizeof(p), "%s/bin/squeue.log", dir);
-	unlink(p);
+	install_double("SQUEUE_DOUBLE", "tests/bin/squeue-double", dir, names);
+	bin_file(dir, "scontrol.behaviour", "down"); /* slurmd not there unless a test says so */
+	bin_file(dir, "squeue.behaviour", behaviour);
+	bin_file(dir, "squeue.answer", answer);
+	bin_file(dir, "squeue.log", NULL);
 	memset(ask, 0, sizeof(*ask));
+	snprintf(path, sizeof(path), "%s/bin/squeue", dir);
 	ask->squeue = path;
 	ask->node = "node7";
 	ask->timeout = 2;
@@ -209,49 +246,28 @@ void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 
 void tu_sinfo(const char *dir, const char *behaviour, const char *answer)
 {
-	char p[512];
-
-	snprintf(p, sizeof(p), "%s/bin/sinfo.behaviour", dir);
-	tu_write(p, behaviour, strlen(behaviour));
-	snprintf(p, sizeof(p), "%s/bin/sinfo.answer", dir);
-	tu_write(p, answer, strlen(answer));
-	snprintf(p, sizeof(p), "%s/bin/sinfo.log", dir);
-	unlink(p);
+	bin_file(dir, "sinfo.behaviour", behaviour);
+	bin_file(dir, "sinfo.answer", answer);
+	bin_file(dir, "sinfo.log", NULL);
 }
 
 void tu_scontrol(const char *dir, const char *behaviour, const char *answer)
 {
-	char p[512];
-
-	snprintf(p, sizeof(p), "%s/bin/scontrol.behaviour", dir);
-	tu_write(p, behaviour, strlen(behaviour));
-	snprintf(p, sizeof(p), "%s/bin/scontrol.answer", dir);
-	tu_write(p, answer, strlen(answer));
+	bin_file(dir, "scontrol.behaviour", behaviour);
+	bin_file(dir, "scontrol.answer", answer);
 }
 
 char *tu_sinfo_log(const char *dir)
 {
-	char path[512], *s;
-
-	snprintf(path, sizeof(path), "%s/bin/sinfo.log", dir);
-	s = tu_slurp(path);
-	return s ? s : strdup("");
+	return bin_log(dir, "sinfo.log");
 }
 
 char *tu_squeue_log(const char *dir)
 {
-	char path[512], *s;
-
-	snprintf(path, sizeof(path), "%s/bin/squeue.log", dir);
-	s = tu_slurp(path);
-	return s ? s : strdup("");
+	return bin_log(dir, "squeue.log");
 }
 
 char *tu_double_log(const char *dir)
 {
-	char path[512], *s;
-
-	snprintf(path, sizeof(path), "%s/bin/calls.log", dir);
-	s = tu_slurp(path);
-	return s ? s : strdup("");
+	return bin_log(dir, "calls.log");
 }

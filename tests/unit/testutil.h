@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "config.h"
 #include "hold.h"
@@ -51,6 +52,13 @@ char *tu_sinfo_log(const char *dir);
 /* hold_update() as a face calls it, with the log context a face sets
  * ("prolog job N", "epilog job N"): the event bits, or -1. */
 int tu_hold(const struct config *cfg, uint32_t job, enum hold_op op);
+
+/* The state file's text (malloc'd), or "(missing)"; whether it is TEXT. */
+char *tu_state_text(const struct config *cfg);
+bool tu_state_is(const struct config *cfg, const char *text);
+
+/* Seconds on CLOCK_MONOTONIC since *start. */
+double tu_seconds_since(const struct timespec *start);
 
 /* Whole file into a malloc'd NUL-terminated string (NULL if missing). */
 char *tu_slurp(const char *path);
