@@ -205,11 +205,12 @@ like "... the label escaped" "$out" '^spank_ebpf_jobs\{unit="ebpf\\\\x2dexporter
 run -c "$conf" metrics --textfile "$d/nonexistent"
 like "--textfile into a missing directory: exit 1, says why" "$rc $err" "^1 spank-ebpf: metrics: cannot write in \"$d/nonexistent\": No such file or directory"
 
-# The README's alert rules are valid Prometheus rules on these metrics.
+# The alert rules of docs/OPERATING.md are valid Prometheus rules on these
+# metrics.
 rules=$d/rules.yml
-sed -n '/^Prometheus alerts on these metrics/,/^## /p' "$top/README.md" |
+sed -n '/^Prometheus alerts on these metrics/,/^## /p' "$top/docs/OPERATING.md" |
 	sed -n '/^```yaml$/,/^```$/p' | sed '1d;$d' >"$rules"
-like "README: the alert example is there" "$(cat "$rules")" '^- name: spank-ebpf$'
+like "docs/OPERATING.md: the alert example is there" "$(cat "$rules")" '^- name: spank-ebpf$'
 pc=$(promtool check rules "$rules" 2>&1) && prc=0 || prc=$?
-like "README: promtool check rules accepts the alerts" "$prc $(echo $pc)" '^0 Checking .* SUCCESS: 4 rules found$'
+like "docs/OPERATING.md: promtool check rules accepts the alerts" "$prc $(echo $pc)" '^0 Checking .* SUCCESS: 4 rules found$'
 done_testing

@@ -5,6 +5,7 @@
 . "${srcdir:-.}/tests/system/lib.sh"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 . "${srcdir:-.}/tests/cluster/scenarios.sh"
-# From 24.11 slurmd logs a prolog's stderr only at debug2 (README, "Logging").
+# From 24.11 slurmd logs a prolog's stderr only at debug2
+# (docs/OPERATING.md, "Logging").
 export SYSTEM_SLURMD_SYSLOG_DEBUG=${SYSTEM_SLURMD_SYSLOG_DEBUG-info}
 cl_main trixie

@@ -180,6 +180,7 @@ is "base: files" "$(contents "$base")" "$(sort <<EOF
 /usr/lib/$triplet/slurm-wlm/spank_ebpf.so
 /usr/sbin/spank-ebpf
 $doc/README.md.gz
+$doc/OPERATING.md.gz
 $doc/changelog.Debian.gz
 $doc/copyright
 /usr/share/lintian/overrides/slurm-spank-ebpf

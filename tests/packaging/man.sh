@@ -121,6 +121,7 @@ timed out after %u s and was killed|timed out after 10 s and was killed
 could not be executed: %s|could not be executed: No such file or directory
 invalid plugstack argument|slurmd: invalid plugstack argument "mode=on": mode must be "opt-in" or "always"
 the plugin is disabled on this node, jobs run without the exporter|the plugin is disabled on this node, jobs run without the exporter
+is not on tmpfs: after a reboot the state would still name dead jobs|slurmd: state directory "/var/lib/x" is not on tmpfs: after a reboot the state would still name dead jobs
 it is a symbolic link|refusing state file "/run/ebpf_exporter.refcount": it is a symbolic link
 owned by uid %u, not uid %u|owned by uid 1000, not uid 0
 writable by group or others (mode %04o)|writable by group or others (mode 0666)

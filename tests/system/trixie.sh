@@ -7,6 +7,7 @@
 . "${srcdir:-.}/tests/system/pace.sh"
 # From 24.11 slurmd logs what a prolog/epilog writes to stderr only at
 # debug2; with the journal as its only log, the plugin's lines (errors
-# included) show up only with SlurmdSyslogDebug (README, "Logging").
+# included) show up only with SlurmdSyslogDebug (docs/OPERATING.md,
+# "Logging").
 export SYSTEM_SLURMD_SYSLOG_DEBUG=${SYSTEM_SLURMD_SYSLOG_DEBUG-info}
 sys_main trixie
