@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The job prolog/epilog rule. See jobhook.h. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clock.h"
 #include "jobhook.h"
@@ -11,9 +13,11 @@
  * prepended where the job's environment reaches the prolog. */
 #define OPTION_VAR "_SLURM_SPANK_OPTION_spank_ebpf_ebpf"
 
-bool jobhook_asked(void)
+const char *jobhook_request(void)
 {
-	return getenv("SPANK_" OPTION_VAR) || getenv(OPTION_VAR);
+	const char *v = getenv("SPANK_" OPTION_VAR);
+
+	return v ? v : getenv(OPTION_VAR);
 }
 
 uint32_t jobhook_env_job_id(void)
@@ -28,8 +32,21 @@ uint32_t jobhook_env_job_id(void)
 	return (*end == '\0' && v <= UINT32_MAX) ? (uint32_t)v : 0;
 }
 
-void jobhook_run(const struct config *cfg, uint32_t job, bool asked, enum hold_op op)
+/* The option's value as the log shows it: at most 64 printable bytes. */
+static const char *printable_request(const char *v)
 {
+	static char shown[68];
+	size_t i;
+
+	for (i = 0; v[i] && i < 64; i++)
+		shown[i] = (unsigned char)v[i] >= 0x20 && (unsigned char)v[i] < 0x7f ? v[i] : '?';
+	snprintf(shown + i, sizeof(shown) - i, "%s", v[i] ? "..." : "");
+	return shown;
+}
+
+void jobhook_run(const struct config *cfg, uint32_t job, const char *request, enum hold_op op)
+{
+	bool asked = request != NULL;
 	const char *hook = op == HOLD_ACQUIRE ? "prolog" : "epilog";
 	char display[CONFIG_UNIT_MAX];
 	long long t0;
@@ -54,12 +71,21 @@ void jobhook_run(const struct config *cfg, uint32_t job, bool asked, enum hold_o
 		return;
 	}
 	config_unit_display(cfg, display, sizeof(display));
-	if (op == HOLD_ACQUIRE)
+	if (op == HOLD_RELEASE)
+		log_msg(LOG_INFO, "releasing its hold on %s", cfg->sets[0] ? "its probe sets" : display);
+	else if (!cfg->sets[0])
 		log_msg(LOG_INFO, "%s: taking a hold on %s", always ? "mode=always" : "--ebpf", display);
+	else if (!asked)
+		log_msg(LOG_INFO, "mode=always: taking a hold on the always= probe sets");
+	else if (!request[0] || !strcmp(request, "(null)"))
+		log_msg(LOG_INFO, "--ebpf: taking a hold on the default probe sets");
 	else
-		log_msg(LOG_INFO, "releasing its hold on %s", display);
+		log_msg(LOG_INFO, "--ebpf=%s: taking a hold on its probe sets", printable_request(request));
 	t0 = clock_us();
-	hold_update(cfg, job, op, &ev);
+	if (op == HOLD_ACQUIRE)
+		hold_acquire(cfg, job, request, !asked, &ev);
+	else
+		hold_release(cfg, job, &ev);
 	if (ev & EV_UNIT_FAILED)
 		log_msg(LOG_ERROR, "the job is not affected: it runs without the exporter");
 	/* What the job waited for (the lock, and a start with start=wait):

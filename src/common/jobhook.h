@@ -13,18 +13,19 @@
 #include "config.h"
 #include "hold.h"
 
-/* Did the job ask for the exporter (--ebpf)? Slurm hands a job's SPANK
- * options to its prolog, epilog and Prolog=/Epilog= programs as
- * SPANK__SLURM_SPANK_OPTION_<plugin>_<option> (22.05 through 26.05);
- * presence counts, not the value ("" or "(null)" for a flag). */
-bool jobhook_asked(void);
+/* What the job asked for with --ebpf[=SET,...], or NULL when it did not
+ * ask. Slurm hands a job's SPANK options to its prolog, epilog and
+ * Prolog=/Epilog= programs as SPANK__SLURM_SPANK_OPTION_<plugin>_<option>
+ * (22.05 through 26.05); presence is the asking, the value the sets ("" or
+ * "(null)" for a plain --ebpf). */
+const char *jobhook_request(void);
 
 /* The job ID from SLURM_JOB_ID, or 0 when missing or not a number. */
 uint32_t jobhook_env_job_id(void);
 
-/* Takes or releases the job's hold as the mode and the job's request say
- * (hook: "prolog" or "epilog", for the log lines). Never fails: problems
- * are logged, the job runs. */
-void jobhook_run(const struct config *cfg, uint32_t job, bool asked, enum hold_op op);
+/* Takes or releases the job's hold as the mode and the job's request
+ * (jobhook_request(), NULL: none) say. Never fails: problems are logged,
+ * the job runs. */
+void jobhook_run(const struct config *cfg, uint32_t job, const char *request, enum hold_op op);
 
 #endif

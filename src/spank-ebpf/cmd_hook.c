@@ -34,6 +34,6 @@ int cmd_hook(struct cmd *cmd)
 			cmd->config_path);
 		return EXIT_OK;
 	}
-	jobhook_run(&cmd->cfg, jobhook_env_job_id(), jobhook_asked(), op);
+	jobhook_run(&cmd->cfg, jobhook_env_job_id(), jobhook_request(), op);
 	return EXIT_OK;
 }

@@ -29,6 +29,6 @@ int ctx_job(spank_t sp, int argc, char **argv, enum hold_op op)
 	}
 	/* The option first: a job without --ebpf in opt-in mode costs no
 	 * more than this getenv() in its prolog. */
-	jobhook_run(&cfg, job_id(sp), jobhook_asked(), op);
+	jobhook_run(&cfg, job_id(sp), jobhook_request(), op);
 	return 0;
 }

@@ -56,6 +56,17 @@ static void tally_events(struct tally *t, int ev)
 		__atomic_add_fetch(&t->stops, 1, __ATOMIC_SEQ_CST);
 }
 
+/* With probe sets (a sets file in cfg.sets), what a worker asks for. */
+static const char *const requests[] = { NULL, "io", "sched", "net", "io,sched", "sched,net", "io,net,sched" };
+
+static int update(const struct config *cfg, uint32_t job, enum hold_op op, unsigned int *seed,
+		  int *ev)
+{
+	if (!cfg->sets[0] || op == HOLD_RELEASE)
+		return hold_update(cfg, job, op, ev);
+	return hold_acquire(cfg, job, requests[rand_r(seed) % 7], false, ev);
+}
+
 /* Work comes in phases, like jobs arriving in waves: in each phase a
  * worker does a burst of random operations on its own jobs
  * (base..base+3) and on shared ones (1..4), so joins, leaves, repeats and
@@ -79,7 +90,7 @@ static void worker(const struct config *cfg, int w, int ops, int phases,
 							       : (uint32_t)(1000 + w * 4 + rand_r(&seed) % 4);
 			enum hold_op op = rand_r(&seed) % 2 ? HOLD_ACQUIRE : HOLD_RELEASE;
 
-			if (hold_update(cfg, job, op, &ev) < 0)
+			if (update(cfg, job, op, &seed, &ev) < 0)
 				__atomic_add_fetch(&t->failed, 1, __ATOMIC_SEQ_CST);
 			tally_events(t, ev);
 		}
@@ -100,7 +111,8 @@ static char dir[128];
 static int procs, ops, phases;
 static struct tally *t;
 
-static void read_calls(struct calls *c)
+/* The double's calls of unit (NULL: any). */
+static void read_calls_of(const char *unit, struct calls *c)
 {
 	char *log, *line, *save;
 	char last = 0;
@@ -109,6 +121,10 @@ static void read_calls(struct calls *c)
 	c->alternates = 1;
 	log = tu_double_log(dir);
 	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *sp = strchr(line, ' ');
+
+		if (unit && (!sp || strncmp(sp + 1, unit, strlen(unit)) || sp[1 + strlen(unit)] != ' '))
+			continue;
 		c->calls++;
 		if (!strncmp(line, "start ", 6)) {
 			c->starts++;
@@ -163,6 +179,11 @@ static void setup(int argc, char **argv)
 	memset(t, 0, sizeof(*t));
 }
 
+static void read_calls(struct calls *c)
+{
+	read_calls_of(NULL, c);
+}
+
 static void test_random_waves(void)
 {
 	struct calls c;
@@ -187,9 +208,56 @@ static void test_random_waves(void)
 	free(s);
 }
 
+/* The same with probe sets, each job asking for random ones: for each
+ * set's instance on its own, starts and stops alternate, each start saw
+ * its set's count 1 (the double counts the jobs holding that set) and
+ * each stop 0. */
+static void test_random_sets(void)
+{
+	static const char *const units[] = { "ebpf_exporter@io.service", "ebpf_exporter@sched.service",
+					     "ebpf_exporter@net.service" };
+	char path[200], log[300];
+	struct calls c;
+	int u, bad = 0, starts = 0, stops = 0, unlocked = 0;
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/sets.conf", dir);
+	s = "unit = ebpf_exporter@.service\ndefault = io\n"
+	    "[io]\ndescription = a\nconfigs = a\nlisten = :9441\n"
+	    "[sched]\ndescription = b\nconfigs = b\nlisten = :9442\n"
+	    "[net]\ndescription = c\nconfigs = c\nlisten = :9443\n";
+	tu_write(path, s, strlen(s));
+	snprintf(cfg.sets, sizeof(cfg.sets), "%s", path);
+	snprintf(log, sizeof(log), "%s/bin/calls.log", dir);
+	unlink(log);
+	memset(t, 0, sizeof(*t));
+	tap_diag("with probe sets: %d processes x %d phases x %d random operations", procs, phases, ops);
+	run_workers();
+	ok(t->failed == 0, "probe sets: no update failed (%d)", t->failed);
+	for (u = 0; u < 3; u++) {
+		read_calls_of(units[u], &c);
+		tap_diag("%s: %d starts, %d stops", units[u], c.starts, c.stops);
+		if (!c.alternates || c.bad_count || c.starts != c.stops || c.starts < 2)
+			bad++;
+		starts += c.starts;
+		stops += c.stops;
+		unlocked += c.unlocked;
+	}
+	ok(bad == 0, "each set's instance: starts and stops alternate, count 1 at each start and 0 at each stop, as many of each, several cycles");
+	ok(unlocked == 0, "every call ran under the state lock (%d did not)", unlocked);
+	/* A hook that starts two sets reports EV_STARTED once. */
+	ok(starts >= t->starts && stops >= t->stops && t->starts > 0 && t->stops > 0,
+	   "the hooks reported starts and stops, at most as many as the calls (%d/%d, %d/%d)",
+	   t->starts, starts, t->stops, stops);
+	s = tu_slurp(cfg.state);
+	ok(s && !strcmp(s, "0\n"), "state empty at the end");
+	free(s);
+}
+
 int main(int argc, char **argv)
 {
 	setup(argc, argv);
 	test_random_waves();
+	test_random_sets();
 	return tap_done();
 }

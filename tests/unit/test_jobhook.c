@@ -45,16 +45,16 @@ static void setup(void)
 static void test_option_absent(void)
 {
 	unset_option_variables();
-	ok(!jobhook_asked(), "no option variable: not asked");
+	ok(!jobhook_request(), "no option variable: not asked");
 }
 
 static void test_option_prefixed(void)
 {
 	unset_option_variables();
 	setenv(VAR, "(null)", 1);
-	ok(jobhook_asked(), "SPANK_ prefixed variable, value (null): asked");
+	ok(jobhook_request() != NULL, "SPANK_ prefixed variable, value (null): asked");
 	setenv(VAR, "", 1);
-	ok(jobhook_asked(), "... empty value: asked (presence counts)");
+	ok(jobhook_request() != NULL, "... empty value: asked (presence counts)");
 	unsetenv(VAR);
 }
 
@@ -62,7 +62,7 @@ static void test_option_unprefixed(void)
 {
 	unset_option_variables();
 	setenv(VAR_BARE, "", 1);
-	ok(jobhook_asked(), "unprefixed variable: asked");
+	ok(jobhook_request() != NULL, "unprefixed variable: asked");
 	unsetenv(VAR_BARE);
 }
 
@@ -84,14 +84,14 @@ static void test_job_id_from_env(void)
 static void test_opt_in_prolog_without_option(void)
 {
 	fresh();
-	jobhook_run(&cfg, 7, false, HOLD_ACQUIRE);
+	jobhook_run(&cfg, 7, NULL, HOLD_ACQUIRE);
 	ok(access(cfg.state, F_OK) < 0, "opt-in prolog without --ebpf: the state is not even created");
 }
 
 static void test_prolog_with_option(void)
 {
 	fresh();
-	jobhook_run(&cfg, 7, true, HOLD_ACQUIRE);
+	jobhook_run(&cfg, 7, "", HOLD_ACQUIRE);
 	ok(tu_state_is(&cfg, "1\n7\n"), "prolog with --ebpf: held");
 }
 
@@ -99,8 +99,8 @@ static void test_prolog_with_option(void)
 static void test_epilog_without_option_or_hold(void)
 {
 	fresh();
-	jobhook_run(&cfg, 7, true, HOLD_ACQUIRE);
-	jobhook_run(&cfg, 8, false, HOLD_RELEASE);
+	jobhook_run(&cfg, 7, "", HOLD_ACQUIRE);
+	jobhook_run(&cfg, 8, NULL, HOLD_RELEASE);
 	ok(tu_logged("epilog job 8: no --ebpf and no hold, nothing to do") && !tu_logged("epilog job 8\n"),
 	   "epilog without --ebpf and no hold: nothing");
 }
@@ -109,8 +109,8 @@ static void test_epilog_without_option_or_hold(void)
 static void test_epilog_without_option_releases_hold(void)
 {
 	fresh();
-	jobhook_run(&cfg, 7, true, HOLD_ACQUIRE);
-	jobhook_run(&cfg, 7, false, HOLD_RELEASE);
+	jobhook_run(&cfg, 7, "", HOLD_ACQUIRE);
+	jobhook_run(&cfg, 7, NULL, HOLD_RELEASE);
 	ok(tu_state_is(&cfg, "0\n"), "epilog without --ebpf of a job that holds (srun --ebpf step): released");
 }
 
@@ -118,7 +118,7 @@ static void test_mode_always(void)
 {
 	fresh();
 	cfg.mode = MODE_ALWAYS;
-	jobhook_run(&cfg, 9, false, HOLD_ACQUIRE);
+	jobhook_run(&cfg, 9, NULL, HOLD_ACQUIRE);
 	ok(tu_state_is(&cfg, "1\n9\n"), "mode=always: held without the option");
 }
 
@@ -128,8 +128,8 @@ static void test_second_face_counted_once(void)
 {
 	fresh();
 	cfg.mode = MODE_ALWAYS;
-	jobhook_run(&cfg, 9, false, HOLD_ACQUIRE);
-	jobhook_run(&cfg, 9, true, HOLD_ACQUIRE);
+	jobhook_run(&cfg, 9, NULL, HOLD_ACQUIRE);
+	jobhook_run(&cfg, 9, "", HOLD_ACQUIRE);
 	ok(tu_state_is(&cfg, "1\n9\n") && tu_logged("prolog job 9: the job already holds"),
 	   "the same job through a second face: counted once");
 }
@@ -137,7 +137,7 @@ static void test_second_face_counted_once(void)
 static void test_no_job_id(void)
 {
 	fresh();
-	jobhook_run(&cfg, 0, true, HOLD_ACQUIRE);
+	jobhook_run(&cfg, 0, "", HOLD_ACQUIRE);
 	ok(tu_logged("spank_ebpf: prolog: no valid job ID from Slurm (SLURM_JOB_ID); nothing done"), "no job ID: nothing done, said");
 }
 

@@ -56,6 +56,16 @@ static void log_nothing(enum log_level level, const char *msg)
 	(void)msg;
 }
 
+/* With probe sets, what job j asks for: always the same, so the state
+ * can be checked against it. Names in alphabetical order, as written. */
+static const char *const requests[] = { "io", "net", "sched", "io,net", "io,sched", "net,sched",
+					"io,net,sched" };
+
+static const char *request_of(int job)
+{
+	return requests[job % 7];
+}
+
 static void worker(const struct config *cfg, struct model *m, unsigned int seed)
 {
 	log_set_sink(log_nothing);
@@ -63,11 +73,16 @@ static void worker(const struct config *cfg, struct model *m, unsigned int seed)
 	for (;;) {
 		int job = 1 + (int)(rand_r(&seed) % NJOBS);
 		int op = (int)(rand_r(&seed) % 2);
+		int rc;
 
 		m->pending_op = op;
 		m->pending_job = job;
 		__sync_synchronize();
-		if (hold_update(cfg, (uint32_t)job, op ? HOLD_ACQUIRE : HOLD_RELEASE, NULL) == 0)
+		if (cfg->sets[0] && op)
+			rc = hold_acquire(cfg, (uint32_t)job, request_of(job), false, NULL);
+		else
+			rc = hold_update(cfg, (uint32_t)job, op ? HOLD_ACQUIRE : HOLD_RELEASE, NULL);
+		if (rc == 0)
 			m->held[job] = op;
 		__sync_synchronize();
 		m->pending_job = 0;
@@ -133,6 +148,27 @@ static void kill_worker_mid_update(int i, long long op_us, int locked, struct ki
 	m->done = 0;
 }
 
+/* Does job j hold exactly the sets it asks for (by name)? */
+static int holds_its_request(int j)
+{
+	uint32_t mask = jobset_mask(&set, (uint32_t)j);
+	char names[64] = "";
+	size_t n = 0;
+	int b, k, order[JOBSET_SETS_MAX];
+
+	/* The names of its bits, alphabetically, as request_of() spells them. */
+	for (k = 0; k < set.nnames; k++) {
+		for (b = k; b > 0 && strcmp(set.names[order[b - 1]], set.names[k]) > 0; b--)
+			order[b] = order[b - 1];
+		order[b] = k;
+	}
+	for (k = 0; k < set.nnames; k++)
+		if (mask & (1u << order[k]))
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? "," : "",
+					      set.names[order[k]]);
+	return !strcmp(names, request_of(j));
+}
+
 /* The state parses cleanly and holds exactly the jobs the model says
  * (the one in flight either way); the model then follows the state. */
 static void check_state_after_kill(int i, struct kill_tally *k)
@@ -149,6 +185,10 @@ static void check_state_after_kill(int i, struct kill_tally *k)
 	for (j = 1; j <= NJOBS; j++) {
 		int have = jobset_contains(&set, (uint32_t)j);
 
+		if (have && cfg.sets[0] && !holds_its_request(j)) {
+			k->wrong++;
+			tap_diag("trial %d: job %d holds other sets than %s", i, j, request_of(j));
+		}
 		if (have == m->held[j])
 			continue;
 		if (m->pending_job == j && have == m->pending_op) {
@@ -230,9 +270,32 @@ static void test_random_sigkills(void)
 	jobset_free(&set);
 }
 
+/* The same with probe sets: each job asks for its own sets (request_of),
+ * the anchor for io; after every kill each held job holds exactly its
+ * sets. Half as many trials. */
+static void test_random_sigkills_sets(void)
+{
+	char path[200];
+	const char *text = "unit = ebpf_exporter@.service\ndefault = io\n"
+			   "[io]\ndescription = a\nconfigs = a\nlisten = :9441\n"
+			   "[net]\ndescription = b\nconfigs = b\nlisten = :9442\n"
+			   "[sched]\ndescription = c\nconfigs = c\nlisten = :9443\n";
+
+	hold_update(&cfg, ANCHOR, HOLD_RELEASE, NULL);
+	snprintf(path, sizeof(path), "%s/sets.conf", dir);
+	tu_write(path, text, strlen(text));
+	snprintf(cfg.sets, sizeof(cfg.sets), "%s", path);
+	memset(m, 0, sizeof(*m));
+	unlink(cfg.state);
+	trials /= 2;
+	tap_diag("with probe sets: %d trials", trials);
+	test_random_sigkills();
+}
+
 int main(int argc, char **argv)
 {
 	setup(argc, argv);
 	test_random_sigkills();
+	test_random_sigkills_sets();
 	return tap_done();
 }

@@ -176,7 +176,7 @@ static void reset(void)
 
 static void setup(void)
 {
-	char *argv[8], err[512], src[700], dst[700], *s;
+	char *argv[8], err[512], src[700], dst[700];
 	struct config plain;
 
 	tu_capture_logs();
@@ -194,14 +194,7 @@ static void setup(void)
 	ok(config_parse(&cfg, 5, argv, err, sizeof(err)) == 0 && cfg.linger == 30, "linger=30 accepted");
 	snprintf(cfg.cgroup_root, sizeof(cfg.cgroup_root), "%s", plain.cgroup_root);
 	snprintf(cfg.admin_cmd, sizeof(cfg.admin_cmd), "/x/sbin/spank-ebpf");
-	snprintf(src, sizeof(src), "%s", getenv("SYSTEMD_RUN_DOUBLE") ? getenv("SYSTEMD_RUN_DOUBLE") :
-		 "tests/bin/systemd-run-double");
-	s = tu_slurp(src);
-	ok(s != NULL, "systemd-run double found (%s)", src);
-	path_of(dst, sizeof(dst), "systemd-run");
-	tu_write(dst, s ? s : "", s ? strlen(s) : 0);
-	chmod(dst, 0755);
-	free(s);
+	tu_systemd_run(dir);
 	snprintf(src, sizeof(src), "%s/cgroup", dir);
 	mkdir(src, 0755);
 	snprintf(src, sizeof(src), "%s/cgroup/system.slice", dir);

@@ -226,6 +226,13 @@ void tu_double(struct config *cfg, const char *dir, const char *behaviour)
 	bin_file(dir, "statefile", cfg->state);
 }
 
+void tu_systemd_run(const char *dir)
+{
+	static const char *const names[] = { "systemd-run", NULL };
+
+	install_double("SYSTEMD_RUN_DOUBLE", "tests/bin/systemd-run-double", dir, names);
+}
+
 void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 	       const char *answer)
 {

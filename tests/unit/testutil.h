@@ -34,6 +34,10 @@ void tu_double_set(const char *dir, const char *behaviour);
  * locked=<yes|no>". Returns a malloc'd string. */
 char *tu_double_log(const char *dir);
 
+/* Copies the systemd-run double beside the systemctl double (the linger
+ * timer's; its log: dir/bin/systemd-run.log). */
+void tu_systemd_run(const char *dir);
+
 /* Copies the squeue double into dir/bin/squeue (beside the systemctl
  * double, sharing its statefile), with its behaviour ("ok", "down",
  * "hang", "garbage", "invalid") and the lines "ok" prints; fills *ask to
