@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include "jobset.h"
+#include "sets.h"
 #include "spank-ebpf.h"
 #include "statefile.h"
 #include "stats.h"
+#include "transition.h"
 #include "unit.h"
 
 #define PROM_NAME "spank_ebpf.prom"
@@ -56,48 +58,93 @@ static void label_value(char *buf, size_t len, const char *v)
 	buf[n] = '\0';
 }
 
-/* Returns 0, or -1 when the state cannot be read or systemd not asked
- * (the error is logged; what could be read is written). */
-static int render(const struct cmd *cmd, FILE *out)
+/* One target's figures: unit=, or a probe set's instance. */
+struct row {
+	char label[3 * CONFIG_UNIT_MAX];  /* unit="...", with set="..." for a set */
+	size_t held;
+	enum unit_state unit;
+	struct stats st;
+};
+
+/* The targets' figures into rows (at most JOBSET_SETS_MAX); returns how
+ * many. *ok: the state (and every counters file) could be read. */
+static int gather_rows(const struct cmd *cmd, struct row *rows, int *ok, int *unknown)
 {
+	static struct sets sets_file;
+	const struct sets *sets = NULL;
 	struct statefile sf;
 	struct jobset set;
-	struct stats st;
-	char word[200], value[2 * CONFIG_UNIT_MAX], label[2 * CONFIG_UNIT_MAX + 16];
-	enum unit_state unit;
-	size_t i;
-	int ok;
+	char word[200], value[2 * CONFIG_UNIT_MAX], err[600];
+	int n = 0, b, count;
 
 	jobset_init(&set);
-	ok = statefile_open(&sf, cmd->cfg.state) == 0 && statefile_load(&sf, &set) >= 0 &&
-	     stats_load(&sf, &st) == 0;
-	statefile_close(&sf);
-	unit = unit_query(&cmd->cfg, word, sizeof(word));
-	label_value(value, sizeof(value), cmd->cfg.unit);
-	snprintf(label, sizeof(label), "unit=\"%s\"", value);
+	if (cmd->cfg.sets[0] && sets_load(cmd->cfg.sets, &sets_file, err, sizeof(err)) == 0)
+		sets = &sets_file;
+	else if (cmd->cfg.sets[0])
+		fprintf(stderr, "spank-ebpf: metrics: %s\n", err);
+	*ok = statefile_open(&sf, cmd->cfg.state) == 0 && statefile_load(&sf, &set) >= 0;
+	*unknown = 0;
+	count = target_names(&cmd->cfg, sets, &set);
+	for (b = 0; b < count; b++) {
+		struct row *r = &rows[n++];
+		struct target t;
 
+		target_of(&cmd->cfg, sets, set.names[b], &t);
+		r->held = jobset_holders(&set, b);
+		if (*ok && stats_load_of(&sf, t.aux, &r->st) < 0)
+			*ok = 0;
+		r->unit = unit_query_unit(&cmd->cfg, t.unit, word, sizeof(word));
+		*unknown |= r->unit == UNIT_UNKNOWN;
+		label_value(value, sizeof(value), t.unit);
+		if (strcmp(t.name, JOBSET_LEGACY))
+			snprintf(r->label, sizeof(r->label), "set=\"%s\",unit=\"%s\"", t.name, value);
+		else
+			snprintf(r->label, sizeof(r->label), "unit=\"%s\"", value);
+	}
+	statefile_close(&sf);
+	jobset_free(&set);
+	return n;
+}
+
+/* Returns 0, or -1 when the state cannot be read or systemd not asked
+ * (the error is logged; what could be read is written). Each family's
+ * HELP and TYPE once, then its samples, one per target. */
+static int render(const struct cmd *cmd, FILE *out)
+{
+	static struct row rows[JOBSET_SETS_MAX];
+	int n, k, ok, unknown, any_up = 0;
+	size_t i;
+
+	n = gather_rows(cmd, rows, &ok, &unknown);
 	fprintf(out, "# HELP spank_ebpf_state_readable Whether the plugin's state could be read (0: see spank-ebpf status).\n"
 		     "# TYPE spank_ebpf_state_readable gauge\nspank_ebpf_state_readable %d\n", ok);
 	if (ok) {
-		fprintf(out, "# HELP spank_ebpf_jobs Jobs holding the exporter on this node.\n"
-			     "# TYPE spank_ebpf_jobs gauge\nspank_ebpf_jobs{%s} %zu\n", label, set.n);
+		fprintf(out, "# HELP spank_ebpf_jobs Jobs holding the exporter (or the probe set) on this node.\n"
+			     "# TYPE spank_ebpf_jobs gauge\n");
+		for (k = 0; k < n; k++)
+			fprintf(out, "spank_ebpf_jobs{%s} %zu\n", rows[k].label, rows[k].held);
 	}
-	if (unit != UNIT_UNKNOWN)
+	for (k = 0; k < n; k++)
+		any_up |= rows[k].unit != UNIT_UNKNOWN;
+	if (any_up)
 		fprintf(out, "# HELP spank_ebpf_unit_up Whether systemd says the exporter's unit is active.\n"
-			     "# TYPE spank_ebpf_unit_up gauge\nspank_ebpf_unit_up{%s} %d\n", label,
-			unit == UNIT_ACTIVE);
+			     "# TYPE spank_ebpf_unit_up gauge\n");
+	for (k = 0; k < n; k++)
+		if (rows[k].unit != UNIT_UNKNOWN)
+			fprintf(out, "spank_ebpf_unit_up{%s} %d\n", rows[k].label, rows[k].unit == UNIT_ACTIVE);
 	for (i = 0; ok && i < sizeof(series) / sizeof(series[0]); i++) {
 		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", series[i].name, series[i].help,
 			series[i].name, series[i].type);
-		if (series[i].scale == 1)
-			fprintf(out, "%s{%s} %llu\n", series[i].name, label,
-				(unsigned long long)st.v[series[i].id]);
-		else
-			fprintf(out, "%s{%s} %.3f\n", series[i].name, label,
-				(double)st.v[series[i].id] / series[i].scale);
+		for (k = 0; k < n; k++) {
+			if (series[i].scale == 1)
+				fprintf(out, "%s{%s} %llu\n", series[i].name, rows[k].label,
+					(unsigned long long)rows[k].st.v[series[i].id]);
+			else
+				fprintf(out, "%s{%s} %.3f\n", series[i].name, rows[k].label,
+					(double)rows[k].st.v[series[i].id] / series[i].scale);
+		}
 	}
-	jobset_free(&set);
-	return ok && unit != UNIT_UNKNOWN ? 0 : -1;
+	return ok && !unknown ? 0 : -1;
 }
 
 /* DIR/.spank_ebpf.prom.XXXXXX, then rename: node_exporter reads only

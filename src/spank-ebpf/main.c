@@ -22,9 +22,10 @@ static const char usage_text[] =
 	"usage: spank-ebpf [-c FILE] status [--json] [--node NAME] [--squeue PATH]\n"
 	"       spank-ebpf [-c FILE] reconcile [--dry-run] [--node NAME] [--squeue PATH]\n"
 	"       spank-ebpf [-c FILE] metrics [--textfile DIR]\n"
-	"       spank-ebpf check-config FILE|-\n"
+	"       spank-ebpf check-config [--sets] FILE|-\n"
 	"       spank-ebpf [-c FILE] prolog|epilog   (as Slurm's Prolog=/Epilog=: no arguments)\n"
-	"       spank-ebpf linger-end PLUGSTACK-ARGS...   (run by the plugin's linger timer)\n"
+	"       spank-ebpf linger-end [--set=SET] PLUGSTACK-ARGS...   (run by the plugin's linger timer)\n"
+	"       spank-ebpf [-c FILE] exporter SET   (run by spank-ebpf-exporter@SET.service)\n"
 	"       spank-ebpf --help | --version\n";
 
 static const struct {
@@ -39,6 +40,7 @@ static const struct {
 	{ "prolog", cmd_hook, "take the job's hold (Prolog=, for PrologFlags=RunInJob)" },
 	{ "epilog", cmd_hook, "release the job's hold (Epilog=)" },
 	{ "linger-end", cmd_linger_end, "end a linger window (run by the timer the plugin arms)" },
+	{ "exporter", cmd_exporter, "become ebpf_exporter for a probe set (run by spank-ebpf-exporter@.service)" },
 };
 
 static void help(void)

@@ -6,8 +6,13 @@
 #include "config.h"
 #include "log.h"
 #include "plugin.h"
+#include "sets.h"
 #include "statefile.h"
 
+static int check_request(int val, const char *optarg, int remote);
+
+/* Without probe sets, the flag of before sets existed; with them, an
+ * optional value (--ebpf, --ebpf=SET[,SET...]), checked at submission. */
 static struct spank_option ebpf_option = {
 	.name = "ebpf",
 	.arginfo = NULL,
@@ -16,6 +21,93 @@ static struct spank_option ebpf_option = {
 	.val = 0,
 	.cb = NULL,
 };
+
+/* The submit host's view of the sets, for the option's help and check. */
+static struct sets submit_sets;
+static bool sets_configured, sets_read;
+static char sets_err[600], usage[4096];
+
+static bool plain_request(const char *optarg)
+{
+	return !optarg || !*optarg || !strcmp(optarg, "(null)");
+}
+
+/* sbatch, salloc, srun: an unknown set is refused before anything is
+ * queued, with the allowed ones. Never on the node (remote): the prolog
+ * checks again, and a failing callback there would fail the step. */
+static int check_request(int val, const char *optarg, int remote)
+{
+	char bad[64], allowed[400];
+	uint32_t mask;
+
+	(void)val;
+	if (remote || plain_request(optarg))
+		return 0;
+	if (!sets_read) {
+		/* The nodes' sets file is the truth; an unreadable copy here
+		 * must not stop users. */
+		log_msg(LOG_INFO, "cannot check --ebpf=%.64s here (%s); the nodes will", optarg, sets_err);
+		return 0;
+	}
+	if (sets_request(&submit_sets, optarg, &mask, bad, sizeof(bad)) == 0)
+		return 0;
+	sets_allowed(&submit_sets, allowed, sizeof(allowed));
+	log_msg(LOG_ERROR, "unknown probe set \"%s\"; allowed: %s", bad, allowed);
+	return -1;
+}
+
+/* Appends the strings to usage[], never past its end. */
+static void usage_add(size_t *n, const char *a, const char *b, const char *c)
+{
+	const char *parts[3] = { a, b, c };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		size_t len = strlen(parts[i]);
+
+		if (*n + len >= sizeof(usage))
+			len = sizeof(usage) - 1 - *n;
+		memcpy(usage + *n, parts[i], len);
+		*n += len;
+		usage[*n] = '\0';
+	}
+}
+
+/* --help: what plain --ebpf means, and each set with its description. */
+static void describe_sets(const struct sets *s)
+{
+	size_t n = 0;
+	int i, first = 1;
+
+	usage_add(&n, "Enable eBPF probes (ebpf_exporter) for this job: --ebpf alone for", "", "");
+	for (i = 0; i < s->n; i++)
+		if (s->default_mask & (1u << i)) {
+			usage_add(&n, first ? " " : ", ", s->set[i].name, "");
+			first = 0;
+		}
+	usage_add(&n, ", or --ebpf=SET[,SET...] from", "", "");
+	for (i = 0; i < s->n; i++) {
+		usage_add(&n, i ? "; " : " ", s->set[i].name, " (");
+		usage_add(&n, s->set[i].description, ")", "");
+	}
+	ebpf_option.usage = usage;
+}
+
+/* With sets= on the line: the option takes a value, checked against the
+ * sets file as this host has it. */
+static void prepare_option(const struct config *cfg)
+{
+	sets_configured = cfg->sets[0] != '\0';
+	if (!sets_configured)
+		return;
+	ebpf_option.has_arg = 2;
+	ebpf_option.cb = check_request;
+	sets_read = sets_load(cfg->sets, &submit_sets, sets_err, sizeof(sets_err)) == 0;
+	if (sets_read)
+		describe_sets(&submit_sets);
+	else
+		ebpf_option.usage = "Enable eBPF probes (ebpf_exporter) for this job: --ebpf, or --ebpf=SET[,SET...] (this host cannot read the probe sets file)";
+}
 
 /* Job IDs must not outlive a reboot: on a persistent file system the
  * state would keep the exporter running for jobs that died with the node.
@@ -58,6 +150,8 @@ int ctx_init(spank_t sp, int argc, char **argv)
 	/* Registered, not exported as a static table: sbatch and salloc only
 	 * see registered options, and an exported spank_options table makes
 	 * spank_option_getopt() lie in the job prolog (see the facts note). */
+	if (!bad)
+		prepare_option(&cfg);
 	rc = spank_option_register(sp, &ebpf_option);
 	if (rc != ESPANK_SUCCESS)
 		log_msg(LOG_ERROR, "cannot register --ebpf: %s", spank_strerror(rc));
@@ -74,10 +168,18 @@ int ctx_init(spank_t sp, int argc, char **argv)
 			err);
 		return 0;
 	}
-	log_msg(LOG_INFO, "version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s linger=%us",
+	log_msg(LOG_INFO, "version %s loaded: mode=%s unit=%s state=%s systemctl=%s timeout=%us lock_timeout=%us start=%s linger=%us%s%s",
 		PACKAGE_VERSION, config_mode_name(cfg.mode), cfg.unit, cfg.state,
 		cfg.systemctl, cfg.timeout, cfg.lock_timeout, config_start_name(cfg.start),
-		cfg.linger);
+		cfg.linger, cfg.sets[0] ? " sets=" : "", cfg.sets);
+	if (sets_configured && !sets_read)
+		log_msg(LOG_ERROR, "%s: jobs asking for probe sets run without them until it is fixed", sets_err);
+	else if (sets_configured) {
+		char allowed[400];
+
+		sets_allowed(&submit_sets, allowed, sizeof(allowed));
+		log_msg(LOG_INFO, "probe sets: %s (template %s)", allowed, submit_sets.unit);
+	}
 	warn_if_not_tmpfs(cfg.state);
 	if (access(cfg.systemctl, X_OK) < 0)
 		log_msg(LOG_ERROR, "\"%s\" is not an executable file: the exporter cannot be started (set systemctl=)",

@@ -1,0 +1,194 @@
+#!/bin/bash
+# Probe sets through every face, without Slurm, against the systemctl
+# double: the sets file checked (check-config --sets, and through the
+# plugin's line), --ebpf=SET[,SET...] as the plugin's hooks and the
+# Prolog= program get it, status and metrics per set, linger-end --set,
+# and spank-ebpf exporter SET (what the template unit runs) exec'ing the
+# exporter with the set's configs and address.
+. "${srcdir:-.}/tests/lib.sh"
+need_root
+need_cmd python3 promtool
+face=${SPANK_FACE:-${top_builddir:-.}/tests/face/spank-face}
+so=${SPANK_EBPF_SO:-${top_builddir:-.}/src/spank/.libs/spank_ebpf.so}
+cmd=${SPANK_EBPF_CMD:-${top_builddir:-.}/src/spank-ebpf/spank-ebpf}
+for f in "$face" "$so" "$cmd"; do
+	[ -e "$f" ] || missing "built $f (run make first)"
+done
+top=${srcdir:-.}
+
+d=$(mktemp -d /dev/shm/spank-ebpf-sets.XXXXXX) || exit 1
+trap 'rm -rf "$d"' EXIT
+chmod 0755 "$d"
+mkdir -p "$d/bin" "$d/configs" "$d/prom"
+install -m 0755 "$top/tests/bin/systemctl-double" "$d/bin/systemctl"
+install -m 0755 "$top/tests/bin/systemd-run-double" "$d/bin/systemd-run"
+echo "$d/state" >"$d/bin/statefile"
+for c in bio sched tcp; do echo "metrics: {}" >"$d/configs/$c.yaml"; done
+# A stand-in exporter: records how it was run.
+printf '#!/bin/sh\necho "$0 $*" >"%s/exporter.args"\n' "$d" >"$d/bin/ebpf_exporter"
+chmod 0755 "$d/bin/ebpf_exporter"
+cat >"$d/sets.conf" <<EOF
+# the site's probe sets
+unit = ebpf_exporter@.service
+exporter = $d/bin/ebpf_exporter
+config_dir = $d/configs
+default = io
+always = io,sched
+
+[io]
+description = Block I/O latency and bytes
+configs = bio
+listen = 127.0.0.1:9441
+linger = 30
+
+[sched]
+description = Run-queue latency
+configs = sched
+listen = 127.0.0.1:9442
+
+[net]
+description = TCP retransmits
+configs = tcp
+listen = 127.0.0.1:9443
+EOF
+args="systemctl=$d/bin/systemctl state=$d/state sets=$d/sets.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so %s\n' "$args" >"$d/plugstack.conf"
+OPT=SPANK__SLURM_SPANK_OPTION_spank_ebpf_ebpf
+
+run() { # run ARGS...: sets out, err, rc
+	out=$("$cmd" "$@" 2>"$d/err") && rc=0 || rc=$?
+	err=$(cat "$d/err")
+}
+
+calls() { # the starts and stops
+	if [ -s "$d/bin/calls.log" ]; then grep -E '^(start|stop) ' "$d/bin/calls.log" | cut -d' ' -f1,2 | tr '\n' ';'; fi
+}
+
+state() {
+	if [ -s "$d/state" ]; then cat "$d/state"; else echo none; fi
+}
+
+reset() {
+	rm -rf "$d/state" "$d/state".* "$d/bin/calls.log" "$d/bin/active" "$d/bin/active.d" "$d/log" \
+		"$d/bin/systemd-run.log" "$d/bin/timers"
+}
+
+# --- check-config ---------------------------------------------------------
+run check-config --sets "$d/sets.conf"
+is "check-config --sets: a good file, exit 0" "$rc $(echo "$out" | head -n 1)" "0 $d/sets.conf: valid"
+like "... its sets listed" "$out" "^set io: configs bio on 127.0.0.1:9441, linger 30s: Block I/O latency and bytes$"
+run check-config "$d/plugstack.conf"
+like "check-config of the line: its sets file checked too" "$rc $out" "^0 .*valid: .* sets=$d/sets.conf"
+run check-config --sets - <<<"default = io
+[io]
+description = x
+configs = bio
+listen = :9441
+[net]
+description = y
+configs = tcp
+listen = 127.0.0.1:9441"
+is "clashing ports: refused, naming the line" "$rc $err" \
+	"1 spank-ebpf: check-config: (standard input):9: set net: listen port 9441 is also set io's (line 5)"
+run check-config --sets - <<<"config_dir = $d/configs
+default = io
+[io]
+description = x
+configs = bio,nosuch
+listen = :9441"
+is "a config with no file in config_dir: refused, naming it" "$rc $err" \
+	"1 spank-ebpf: check-config: set io: config nosuch: no \"$d/configs/nosuch.yaml\" (No such file or directory)"
+run check-config --sets - <<<"config_dir = /nonexistent/configs
+default = io
+[io]
+description = x
+configs = nosuch
+listen = :9441"
+like "config_dir not on this host (a submit host): not checked, said" "$rc $out" \
+	'^0 .*note: config_dir "/nonexistent/configs" is not on this host'
+run check-config --sets - <<<"default = io
+[IO]"
+is "a bad set name: refused, naming the line" "$rc $err" \
+	"1 spank-ebpf: check-config: (standard input):2: \"[IO]\": a set's name is [a-z][a-z0-9_-]*, at most 32 characters, in brackets"
+sed 's/^listen = 127.0.0.1:9443$/listen = 127.0.0.1:9441/' "$d/sets.conf" >"$d/bad.sets"
+printf 'optional /usr/lib/slurm/spank_ebpf.so systemctl=/bin/true sets=%s\n' "$d/bad.sets" >"$d/bad.conf"
+run check-config "$d/bad.conf"
+like "check-config of a line whose sets file is wrong: refused" "$rc $err" \
+	"^1 spank-ebpf: check-config: $d/bad.sets:[0-9]+: set net: listen port 9441 is also set io's"
+
+# --- the hooks, both faces --------------------------------------------------
+hook() { # hook plugin|program prolog|epilog JOB [VAR=VALUE...]
+	local f=$1 h=$2 j=$3
+	shift 3
+	if [ "$f" = plugin ]; then
+		env -i SLURM_JOB_ID="$j" "$@" "$face" "$so" "$h" "$j" $args 2>>"$d/log"
+	else
+		env -i SLURM_JOB_ID="$j" SLURM_SCRIPT_CONTEXT="${h}_slurmd" "$@" "$cmd" -c "$d/plugstack.conf" 2>>"$d/log"
+	fi
+}
+
+for f in plugin program; do
+	reset
+	hook "$f" prolog 5 "$OPT=io,sched"
+	hook "$f" prolog 6 "$OPT=sched"
+	is "$f: --ebpf=io,sched and --ebpf=sched: the state names each job's sets" "$(state)" \
+		"spank_ebpf state 2
+5 io,sched
+6 sched"
+	is "$f: ... io and sched started once each" "$(calls)" "start ebpf_exporter@io.service;start ebpf_exporter@sched.service;"
+	hook "$f" epilog 5 "$OPT=io,sched"
+	hook "$f" epilog 6 "$OPT=sched"
+	is "$f: both gone: io lingers (its own linger), sched stopped" "$(calls)" \
+		"start ebpf_exporter@io.service;start ebpf_exporter@sched.service;stop ebpf_exporter@sched.service;"
+	like "$f: the prolog says what was asked" "$(cat "$d/log")" "$(hold_taken_re 5 | sed 's/(--ebpf|mode=always)/--ebpf=io,sched/')its probe sets"
+	reset
+	hook "$f" prolog 7 "$OPT=iox"
+	is "$f: an unknown set: nothing held, no call" "$(state); $(calls)" "none; "
+	like "$f: ... refused on the node, naming the allowed ones" "$(cat "$d/log")" \
+		'prolog job 7: unknown probe set "iox"; allowed: io, sched, net: not held'
+	hook "$f" prolog 8 "$OPT=(null)"
+	is "$f: a plain --ebpf: the default set" "$(state | tail -n 1); $(calls)" "8 io; start ebpf_exporter@io.service;"
+done
+
+# --- status, metrics ---------------------------------------------------------
+reset
+hook plugin prolog 5 "$OPT=io,sched"
+run -c "$d/plugstack.conf" status --json --node node7 --squeue /bin/false
+is "status --json: each target, held and active" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([(t["set"], t["held"], t["active"]) for t in d["targets"]], d["state"]["holds"])' 2>&1)" \
+	"[('io', 1, True), ('sched', 1, True), ('net', 0, False)] [{'id': 5, 'sets': ['io', 'sched']}]"
+run -c "$d/plugstack.conf" metrics
+pc=$(printf '%s\n' "$out" | promtool check metrics 2>&1) && prc=0 || prc=$?
+is "metrics with sets: promtool accepts them" "$prc $pc" "0 "
+is "... every family has HELP and TYPE before its samples" "$(printf '%s\n' "$out" | prom_structure)" ""
+like "... jobs per set" "$out" '^spank_ebpf_jobs\{set="sched",unit="ebpf_exporter@sched\.service"\} 1$'
+like "... starts per set" "$out" '^spank_ebpf_starts_total\{set="io",unit="ebpf_exporter@io\.service"\} 1$'
+like "... the idle set too" "$out" '^spank_ebpf_unit_up\{set="net",unit="ebpf_exporter@net\.service"\} 0$'
+
+# --- linger-end --set ----------------------------------------------------------
+hook plugin epilog 5 "$OPT=io,sched"
+is "io's last job left: a window of its own, its timer armed" \
+	"$(test -e "$d/state.linger.io" && echo window); $(grep -c -- 'linger-end --set=io ' "$d/bin/systemd-run.log")" "window; 1"
+sed -i 's/^end [0-9]*$/end 1/' "$d/state.linger.io"
+env -i "$cmd" linger-end --set=io $args 2>>"$d/log"
+is "linger-end --set=io at the window's end: io stopped" "$(calls)" \
+	"start ebpf_exporter@io.service;start ebpf_exporter@sched.service;stop ebpf_exporter@sched.service;stop ebpf_exporter@io.service;"
+
+# --- exporter SET ------------------------------------------------------------
+run -c "$d/plugstack.conf" exporter sched
+is "exporter sched: becomes the exporter with the set's configs and address" \
+	"$rc $(cat "$d/exporter.args" 2>&1)" \
+	"0 $d/bin/ebpf_exporter --config.dir=$d/configs --config.names=sched --web.listen-address=127.0.0.1:9442 --config.strict --capabilities.keep=none"
+like "... and says so on stderr (the unit's journal)" "$err" "^spank-ebpf: exporter: set sched: $d/bin/ebpf_exporter "
+run -c "$d/plugstack.conf" exporter iox
+is "exporter with an unknown set: exit 1, said" "$rc $err" \
+	"1 spank-ebpf: exporter: unknown probe set \"iox\"; declared in \"$d/sets.conf\": io, sched, net"
+rm "$d/configs/tcp.yaml"
+run -c "$d/plugstack.conf" exporter net
+is "exporter net, its config's file gone: exit 1, naming it" "$rc $err" \
+	"1 spank-ebpf: exporter: set net: config tcp: no \"$d/configs/tcp.yaml\" (No such file or directory)"
+rm "$d/bin/ebpf_exporter"
+run -c "$d/plugstack.conf" exporter io
+is "exporter io, the binary missing: exit 1" "$rc" 1
+like "... naming it" "$err" "^spank-ebpf: exporter: cannot run \"$d/bin/ebpf_exporter\": No such file or directory$"
+done_testing
