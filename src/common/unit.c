@@ -56,9 +56,67 @@ void unit_display(const char *unit, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, unit);
 }
 
+/* A program beside systemctl (journalctl): the same systemd. */
+static void beside_systemctl(const struct config *cfg, const char *name, char *buf, size_t len)
+{
+	const char *slash = strrchr(cfg->systemctl, '/');
+
+	snprintf(buf, len, "%.*s/%s", (int)(slash - cfg->systemctl), cfg->systemctl, name);
+}
+
+/* The failed start's own words: of the lines its last run logged (its
+ * invocation, as systemd tags them), the first that reads like an error,
+ * else the last. Asked of systemd (bounded calls); "" when it cannot be. */
+static void unit_said(const struct config *cfg, const char *unit, char *line, size_t len)
+{
+	static struct runcmd_result res;
+	static const char *const errorish[] = { "rror", "ail", "issed", "annot", "o such",
+						 "not exist", "enied", "not permitted", "nvalid" };
+	char journalctl[CONFIG_PATH_MAX + 16], id[64], match1[96], match2[96];
+	char *show[] = { (char *)cfg->systemctl, "show", "--property=InvocationID", "--value", "--",
+			 (char *)unit, NULL };
+	char *argv[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, "+",
+			 match2, NULL };
+	const char *p, *pick = NULL, *last = NULL;
+	size_t i;
+
+	line[0] = '\0';
+	if (runcmd(show, cfg->timeout * 1000, &res) < 0 ||
+	    strspn(res.output, "0123456789abcdef") < 32)
+		return;
+	snprintf(id, sizeof(id), "%.32s", res.output);
+	snprintf(match1, sizeof(match1), "_SYSTEMD_INVOCATION_ID=%s", id);
+	snprintf(match2, sizeof(match2), "INVOCATION_ID=%s", id);
+	beside_systemctl(cfg, "journalctl", journalctl, sizeof(journalctl));
+	if (runcmd(argv, cfg->timeout * 1000, &res) < 0)
+		return;
+	for (p = res.output; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
+		size_t n = strcspn(p, "\n");
+
+		if (n == 0)
+			continue;
+		last = p;
+		for (i = 0; !pick && i < sizeof(errorish) / sizeof(errorish[0]); i++) {
+			const char *hit = strstr(p, errorish[i]);
+
+			if (hit && hit < p + n)
+				pick = p;
+		}
+	}
+	if (!pick)
+		pick = last;
+	if (!pick)
+		return;
+	snprintf(line, len, "%.*s", (int)strcspn(pick, "\n"), pick);
+	for (i = 0; line[i]; i++)
+		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] >= 0x7f)
+			line[i] = '?';
+}
+
 int unit_action(const struct config *cfg, const char *unit, const char *verb,
 		unsigned long *elapsed_ms)
 {
+	char said[300];
 	static struct runcmd_result res; /* 64 KiB of output: not on the stack */
 	char display[CONFIG_UNIT_MAX], why[160];
 	bool start = !strcmp(verb, "start");
@@ -86,6 +144,12 @@ int unit_action(const struct config *cfg, const char *unit, const char *verb,
 	log_output(LOG_ERROR, &res);
 	if (elapsed_ms)
 		*elapsed_ms = res.elapsed_ms;
+	/* Why it failed is in its own journal, not in systemctl's words. */
+	if (start && !res.timed_out) {
+		unit_said(cfg, unit, said, sizeof(said));
+		if (said[0])
+			log_msg(LOG_ERROR, "%s said: %s", display, said);
+	}
 	return -1;
 }
 
