@@ -8,6 +8,7 @@
 #include "jobset.h"
 #include "linger.h"
 #include "log.h"
+#include "observe.h"
 #include "unit.h"
 
 /* The sets file, read once per hook (a prolog or epilog is a process of
@@ -40,18 +41,6 @@ static void holders_text(const struct jobset *set, uint32_t mask, char *buf, siz
 		if (mask & (1u << b))
 			n += (size_t)snprintf(buf + n, len - n, "%s%s %zu", n ? ", " : "",
 					      set->names[b], jobset_holders(set, b));
-}
-
-/* "io,sched": the names the mask holds. */
-static void names_text(const struct jobset *set, uint32_t mask, char *buf, size_t len)
-{
-	size_t n = 0;
-	int b;
-
-	buf[0] = '\0';
-	for (b = 0; b < set->nnames && n < len; b++)
-		if (mask & (1u << b))
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", set->names[b]);
 }
 
 /* The refcount line: the jobs, and with probe sets each set's holders. */
@@ -146,6 +135,12 @@ static int leave_target(struct statefile *sf, const struct config *cfg, const st
 int hold_acquire(const struct config *cfg, uint32_t job, const char *value, bool always,
 		 int *events)
 {
+	return hold_acquire_as(cfg, job, NULL, value, always, events);
+}
+
+int hold_acquire_as(const struct config *cfg, uint32_t job, const struct job_who *who,
+		    const char *value, bool always, int *events)
+{
 	size_t before[JOBSET_SETS_MAX];
 	const struct sets *sets;
 	struct statefile sf;
@@ -179,7 +174,7 @@ int hold_acquire(const struct config *cfg, uint32_t job, const char *value, bool
 		goto out;
 	}
 	if (changed == 0) {
-		names_text(&set, mask, names, sizeof(names));
+		jobset_names_text(&set, mask, names, sizeof(names));
 		log_msg(LOG_INFO, "the job already holds %s; refcount stays %zu",
 			cfg->sets[0] ? names : cfg->unit, set.n);
 		/* A damaged file is rewritten clean even when nothing changed,
@@ -197,6 +192,7 @@ int hold_acquire(const struct config *cfg, uint32_t job, const char *value, bool
 	for (b = 0; b < set.nnames; b++)
 		if ((mask & ~had) & (1u << b))
 			ev |= join_target(&sf, cfg, sets, &set, b, before[b]);
+	observe_join(&sf, cfg, sets, &set, job, who, mask & ~had);
 out:
 	statefile_close(&sf);
 out_unlocked:
@@ -237,6 +233,7 @@ int hold_release(const struct config *cfg, uint32_t job, int *events)
 	ev |= EV_CHANGED;
 	rc = 0;
 	log_refcount(&set, mask);
+	observe_leave(&sf, cfg, sets, &set, job, mask);
 	for (b = 0; b < set.nnames; b++)
 		if ((mask & (1u << b)) && jobset_holders(&set, b) == 0)
 			ev |= leave_target(&sf, cfg, sets, &set, b);

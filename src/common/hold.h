@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "observe.h"
 #include "statefile.h"
 #include "transition.h"
 
@@ -33,6 +34,11 @@ enum hold_op { HOLD_ACQUIRE, HOLD_RELEASE };
  * *events (enum event, transition.h). events may be NULL. */
 int hold_acquire(const struct config *cfg, uint32_t job, const char *value, bool always,
 		 int *events);
+
+/* The same, for a job whose user and SLUID Slurm gave (observe.h): with
+ * probe sets, they label its series' join key and name its cgroup. */
+int hold_acquire_as(const struct config *cfg, uint32_t job, const struct job_who *who,
+		    const char *value, bool always, int *events);
 
 /* The epilog's side: the job lets go of everything it holds; each unit
  * it was the last holder of lingers or stops. Returns as hold_acquire. */

@@ -82,9 +82,13 @@ void jobhook_run(const struct config *cfg, uint32_t job, const char *request, en
 	else
 		log_msg(LOG_INFO, "--ebpf=%s: taking a hold on its probe sets", printable_request(request));
 	t0 = clock_us();
-	if (op == HOLD_ACQUIRE)
-		hold_acquire(cfg, job, request, !asked, &ev);
-	else
+	if (op == HOLD_ACQUIRE) {
+		/* Slurm's own words for the job's user and, since 25.11, the
+		 * SLUID its cgroup may be named by. */
+		struct job_who who = { getenv("SLURM_JOB_USER"), getenv("SLURM_JOB_SLUID") };
+
+		hold_acquire_as(cfg, job, &who, request, !asked, &ev);
+	} else
 		hold_release(cfg, job, &ev);
 	if (ev & EV_UNIT_FAILED)
 		log_msg(LOG_ERROR, "the job is not affected: it runs without the exporter");

@@ -395,3 +395,14 @@ size_t jobset_format(const struct jobset *set, char *buf, size_t cap)
 	}
 	return off;
 }
+
+void jobset_names_text(const struct jobset *set, uint32_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	int b;
+
+	buf[0] = '\0';
+	for (b = 0; b < set->nnames && n < len; b++)
+		if (mask & (1u << b))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", set->names[b]);
+}

@@ -56,6 +56,8 @@ int jobset_release(struct jobset *set, uint32_t id, uint32_t mask);
 /* The sets a job holds (0: not held); the number of jobs holding a set. */
 uint32_t jobset_mask(const struct jobset *set, uint32_t id);
 size_t jobset_holders(const struct jobset *set, int bit);
+/* "io,sched": the names the mask holds ("" for none). */
+void jobset_names_text(const struct jobset *set, uint32_t mask, char *buf, size_t len);
 
 /* A job ID as Slurm hands it out: 1 .. 0xfffffffd (NO_VAL and INFINITE
  * are not job IDs). */

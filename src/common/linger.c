@@ -9,6 +9,7 @@
 #include "jobset.h"
 #include "linger.h"
 #include "log.h"
+#include "observe.h"
 #include "runcmd.h"
 #include "transition.h"
 #include "unit.h"
@@ -274,7 +275,7 @@ int linger_rearm(struct statefile *sf, const struct config *cfg, const struct ta
 	return window_write(sf, t, &w);
 }
 
-int linger_end(const struct config *cfg, const struct target *t)
+int linger_end(const struct config *cfg, const struct sets *sets, const struct target *t)
 {
 	struct statefile sf;
 	struct jobset set;
@@ -313,6 +314,9 @@ int linger_end(const struct config *cfg, const struct target *t)
 		log_msg(LOG_INFO, "stopping %s after %u s without jobs", display, t->linger);
 		transition_run(&sf, cfg, t, TRANSITION_STOP);
 	}
+	/* The window's end is also the end of the grace of the jobs that
+	 * left in it (observe.h). */
+	observe_prune(&sf, cfg, sets, &set);
 out:
 	statefile_close(&sf);
 	jobset_free(&set);

@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "sets.h"
 #include "statefile.h"
 #include "transition.h"
 
@@ -63,6 +64,6 @@ int linger_rearm(struct statefile *sf, const struct config *cfg, const struct ta
 /* The timer's end of the window, under the lock: stops the unit if no job
  * holds it and the window is over; arms the next timer if the window was
  * moved on meanwhile. Returns 0, or -1 when the state cannot be used. */
-int linger_end(const struct config *cfg, const struct target *t);
+int linger_end(const struct config *cfg, const struct sets *sets, const struct target *t);
 
 #endif

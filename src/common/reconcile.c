@@ -6,6 +6,7 @@
 
 #include "linger.h"
 #include "log.h"
+#include "observe.h"
 #include "reconcile.h"
 #include "statefile.h"
 #include "stats.h"
@@ -199,6 +200,8 @@ int reconcile_run(const struct config *cfg, struct slurm_ask *ask, bool dry_run,
 		rep->unit = rep->targets[0].unit;
 		rep->linger_left = rep->targets[0].linger_left;
 	}
+	if (!dry_run)
+		observe_prune(&sf, cfg, sets, &set);
 	count_run(&sf, dry_run, rc != 0, rep->removed);
 out:
 	statefile_close(&sf);

@@ -209,25 +209,31 @@ static void default_cgroup(const char *unit, char *buf, size_t len)
 	snprintf(buf + n, len - n, ".slice/%s", unit);
 }
 
-/* 1: the cgroup is there (it runs); 0: not there; -1: no systemd tree. */
-static int cgroup_present(const struct config *cfg, const char *unit)
+int unit_cgroup(const struct config *cfg, const char *unit, char *path, size_t len)
 {
 	static const char *const hierarchies[] = { "", "/unified", "/systemd" };
-	char rel[2 * CONFIG_UNIT_MAX], path[CONFIG_PATH_MAX + 3 * CONFIG_UNIT_MAX];
+	char rel[2 * CONFIG_UNIT_MAX];
 	struct stat st;
 	size_t i;
 
 	/* The first hierarchy that has systemd's system.slice decides. */
 	for (i = 0; i < sizeof(hierarchies) / sizeof(hierarchies[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s/system.slice", cfg->cgroup_root,
-			 hierarchies[i]);
+		snprintf(path, len, "%s%s/system.slice", cfg->cgroup_root, hierarchies[i]);
 		if (stat(path, &st) < 0)
 			continue;
 		default_cgroup(unit, rel, sizeof(rel));
-		snprintf(path, sizeof(path), "%s%s/%s", cfg->cgroup_root, hierarchies[i], rel);
+		snprintf(path, len, "%s%s/%s", cfg->cgroup_root, hierarchies[i], rel);
 		return stat(path, &st) == 0;
 	}
 	return -1;
+}
+
+/* 1: the cgroup is there (it runs); 0: not there; -1: no systemd tree. */
+static int cgroup_present(const struct config *cfg, const char *unit)
+{
+	char path[CONFIG_PATH_MAX + 3 * CONFIG_UNIT_MAX];
+
+	return unit_cgroup(cfg, unit, path, sizeof(path));
 }
 
 int unit_is_dead(const struct config *cfg, const char *unit)

@@ -32,6 +32,11 @@ enum unit_state unit_query(const struct config *cfg, char *word, size_t wordlen)
 enum unit_state unit_query_unit(const struct config *cfg, const char *unit, char *word,
 				size_t wordlen);
 
+/* Where systemd keeps the unit's cgroup unless told otherwise (its
+ * processes are in <path>/cgroup.procs). Returns 1 when it is there, 0
+ * when not (stopped, or another slice), -1 when there is no systemd tree. */
+int unit_cgroup(const struct config *cfg, const char *unit, char *path, size_t len);
+
 /* A join into a busy set: did the unit die under its jobs? The cheap look
  * (one stat() of the cgroup systemd gives the unit by default) answers
  * "it runs"; when the cgroup is not where it would be by default (it

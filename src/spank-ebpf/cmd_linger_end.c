@@ -15,6 +15,7 @@
 int cmd_linger_end(struct cmd *cmd)
 {
 	static struct sets sets;
+	const struct sets *loaded;
 	const char *set = JOBSET_LEGACY;
 	struct target t;
 	char err[600];
@@ -44,9 +45,10 @@ int cmd_linger_end(struct cmd *cmd)
 	 * template's unit, the line's linger. */
 	if (cmd->cfg.sets[0] && sets_load(cmd->cfg.sets, &sets, err, sizeof(err)) < 0) {
 		fprintf(stderr, "spank-ebpf: linger-end: %s\n", err);
-		target_of(&cmd->cfg, NULL, set, &t);
+		loaded = NULL;
 	} else {
-		target_of(&cmd->cfg, cmd->cfg.sets[0] ? &sets : NULL, set, &t);
+		loaded = cmd->cfg.sets[0] ? &sets : NULL;
 	}
-	return linger_end(&cmd->cfg, &t) < 0 ? EXIT_UNSURE : EXIT_OK;
+	target_of(&cmd->cfg, loaded, set, &t);
+	return linger_end(&cmd->cfg, loaded, &t) < 0 ? EXIT_UNSURE : EXIT_OK;
 }

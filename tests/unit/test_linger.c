@@ -141,7 +141,7 @@ static int end_window(void)
 	struct target t = unit_target();
 
 	log_set_context("linger-end");
-	return linger_end(&cfg, &t);
+	return linger_end(&cfg, NULL, &t);
 }
 
 /* The recorded timer comes due now (its time passed), and runs. */

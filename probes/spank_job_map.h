@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The contract between the project's ebpf_exporter configs
+ * (probes/spank-NAME.bpf.c) and the plugin that admits jobs to them. Plain
+ * C: the BPF programs and the plugin's C code both include it. Nothing
+ * here may change without changing both sides.
+ *
+ * Every config object (spank-io, spank-sched, spank-net, spank-oom) has its
+ * own copy of each map below: an exporter process that loads several
+ * configs holds several maps named SPANK_JOBS_MAP. The plugin updates
+ * every one of them (found through /proc/<pid>/fdinfo of the exporter:
+ * map_id, then BPF_MAP_GET_FD_BY_ID and BPF_OBJ_GET_INFO_BY_FD for the
+ * name, key and value sizes).
+ *
+ * SPANK_JOBS_MAP (BPF_MAP_TYPE_HASH, SPANK_JOBS_MAX entries)
+ *   key   struct spank_job_key: the NAME of the job's cgroup v2 directory,
+ *         zero-padded to 64 bytes: "job_<id>" (Slurm's layout) or, with
+ *         Slurm 26.05's default, the job's SLUID ("sEKNKTV3WPV500"). A
+ *         job may have both keys at once.
+ *   value struct spank_job_val: the job ID, and the configs that may
+ *         observe it (SPANK_JOB_IO | SPANK_JOB_SCHED | ...).
+ *   A job without an entry, or whose entry lacks a config's bit, is not
+ *   recorded at all by that config: the programs drop its events in the
+ *   kernel.
+ *
+ * SPANK_JOBS_GEN_MAP (BPF_MAP_TYPE_ARRAY, 1 entry)
+ *   key __u32 0, value __u64: a generation. The plugin increments it
+ *   AFTER every change of SPANK_JOBS_MAP (update or delete): the programs
+ *   keep a per-cgroup cache of their lookups (SPANK_JOB_CACHE_MAP) that is
+ *   valid only for the generation it was made in.
+ *
+ * SPANK_JOB_CACHE_MAP (BPF_MAP_TYPE_LRU_HASH): the programs' own; the
+ *   plugin leaves it alone.
+ *
+ * Metric maps: every map whose name starts with SPANK_METRIC_PREFIX and
+ * not with SPANK_FILTER_PREFIX is a metric (its name is the metric's name
+ * in the config's YAML; ebpf_exporter prefixes "ebpf_exporter_"). The key
+ * of every metric map begins with the job ID (__u32, host byte order): the
+ * plugin deletes a job's series by deleting every key whose first 4 bytes
+ * are that ID. Scratch maps of the programs never start with "spank_".
+ *
+ * The kernel keeps only the first 15 characters of a map's name
+ * (BPF_OBJ_NAME_LEN - 1): compare kernel names with strncmp over at most
+ * SPANK_MAP_NAME_KERNEL_LEN characters. The three filter names are short
+ * enough to be kept whole.
+ */
+#ifndef SPANK_JOB_MAP_H
+#define SPANK_JOB_MAP_H
+
+#include <linux/types.h>
+
+#define SPANK_JOBS_MAP "spank_jobs"
+#define SPANK_JOBS_GEN_MAP "spank_jobs_gen"
+#define SPANK_JOB_CACHE_MAP "spank_job_cache"
+#define SPANK_FILTER_PREFIX "spank_job"
+#define SPANK_METRIC_PREFIX "spank_"
+#define SPANK_MAP_NAME_KERNEL_LEN 15
+
+#define SPANK_JOBS_MAX 4096
+#define SPANK_JOB_NAME_LEN 64
+
+/* The project's configs (ebpf_exporter --config.names) and their bits in
+ * spank_job_val.configs. */
+#define SPANK_CONFIG_IO "spank-io"
+#define SPANK_CONFIG_SCHED "spank-sched"
+#define SPANK_CONFIG_NET "spank-net"
+#define SPANK_CONFIG_OOM "spank-oom"
+#define SPANK_JOB_IO (1u << 0)
+#define SPANK_JOB_SCHED (1u << 1)
+#define SPANK_JOB_NET (1u << 2)
+#define SPANK_JOB_OOM (1u << 3)
+
+struct spank_job_key {
+	char name[SPANK_JOB_NAME_LEN];
+};
+
+struct spank_job_val {
+	__u32 job;
+	__u32 configs;
+};
+
+#endif

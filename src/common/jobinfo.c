@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The jobs' records and the textfile. See jobinfo.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobinfo.h"
+#include "log.h"
+
+#define JOBINFO_FILE ".jobs"
+#define TEXTFILE_NAME "spank_ebpf_jobs.prom"
+#define LINE_MAX_BYTES 600
+
+long long jobinfo_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (long long)ts.tv_sec;
+}
+
+void jobinfo_clean(const char *in, char *out, size_t len)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@-";
+	size_t i;
+
+	for (i = 0; in && in[i] && i + 1 < len; i++)
+		out[i] = strchr(ok, in[i]) ? in[i] : '_';
+	out[i] = '\0';
+}
+
+void jobinfo_free(struct jobinfo_list *l)
+{
+	free(l->jobs);
+	l->jobs = NULL;
+	l->n = 0;
+}
+
+struct jobinfo *jobinfo_find(struct jobinfo_list *l, uint32_t job)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->jobs[i].job == job)
+			return &l->jobs[i];
+	return NULL;
+}
+
+struct jobinfo *jobinfo_put(struct jobinfo_list *l, uint32_t job, const char *user,
+			    const char *sluid, const char *sets)
+{
+	struct jobinfo *j = jobinfo_find(l, job);
+
+	if (!j) {
+		struct jobinfo *more;
+
+		if (l->n >= JOBINFO_MAX)
+			return NULL;
+		more = realloc(l->jobs, (l->n + 1) * sizeof(*more));
+		if (!more)
+			return NULL;
+		l->jobs = more;
+		j = &l->jobs[l->n++];
+		memset(j, 0, sizeof(*j));
+		j->job = job;
+	}
+	jobinfo_clean(user && *user ? user : "-", j->user, sizeof(j->user));
+	jobinfo_clean(sluid, j->sluid, sizeof(j->sluid));
+	snprintf(j->sets, sizeof(j->sets), "%s", sets);
+	j->end = 0;
+	return j;
+}
+
+void jobinfo_drop(struct jobinfo_list *l, size_t i)
+{
+	if (i >= l->n)
+		return;
+	memmove(&l->jobs[i], &l->jobs[i + 1], (l->n - i - 1) * sizeof(*l->jobs));
+	l->n--;
+}
+
+/* One line: "<jobid> <user> <sluid|-> <sets> <end>". */
+static int parse_line(const char *line, struct jobinfo *j)
+{
+	char user[JOBINFO_USER_MAX + 2], sluid[JOBINFO_SLUID_MAX + 2], sets[402], extra;
+	unsigned long job;
+	long long end;
+
+	if (sscanf(line, "%lu %65s %33s %401s %lld %c", &job, user, sluid, sets, &end, &extra) != 5 ||
+	    job == 0 || job > 0xfffffffdul || end < 0 || strlen(user) > JOBINFO_USER_MAX ||
+	    strlen(sluid) > JOBINFO_SLUID_MAX || strlen(sets) >= sizeof(j->sets))
+		return -1;
+	memset(j, 0, sizeof(*j));
+	j->job = (uint32_t)job;
+	jobinfo_clean(user, j->user, sizeof(j->user));
+	jobinfo_clean(strcmp(sluid, "-") ? sluid : "", j->sluid, sizeof(j->sluid));
+	snprintf(j->sets, sizeof(j->sets), "%s", sets);
+	j->end = end;
+	return 0;
+}
+
+int jobinfo_load(struct statefile *sf, struct jobinfo_list *l)
+{
+	static char buf[JOBINFO_MAX * 128];
+	char *line, *save;
+	size_t len;
+	int rc, bad = 0;
+
+	l->n = 0;
+	l->jobs = NULL;
+	rc = statefile_read_aux(sf, JOBINFO_FILE, buf, sizeof(buf), &len);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct jobinfo j, *to;
+
+		if (parse_line(line, &j) < 0 || jobinfo_find(l, j.job)) {
+			bad++;
+			continue;
+		}
+		to = jobinfo_put(l, j.job, j.user, j.sluid, j.sets);
+		if (!to) {
+			jobinfo_free(l);
+			log_msg(LOG_ERROR, "out of memory reading \"%s%s\"", sf->path, JOBINFO_FILE);
+			return -1;
+		}
+		to->end = j.end;
+	}
+	if (bad)
+		log_msg(LOG_ERROR, "\"%s%s\" has %d damaged lines: skipped", sf->path, JOBINFO_FILE, bad);
+	return 0;
+}
+
+/* node_exporter's textfile: DIR/.NAME.XXXXXX, then rename, so it never
+ * reads a half-written one. Only where the directory exists (no
+ * node_exporter, no file). */
+static void write_textfile(const char *dir, const struct jobinfo_list *l)
+{
+	char tmp[CONFIG_PATH_MAX + 64], dst[CONFIG_PATH_MAX + 64];
+	struct stat st;
+	FILE *f;
+	size_t i;
+	int fd;
+
+	if (!dir[0] || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	snprintf(dst, sizeof(dst), "%s/" TEXTFILE_NAME, dir);
+	if (l->n == 0) {
+		if (unlink(dst) < 0 && errno != ENOENT)
+			log_msg(LOG_ERROR, "cannot remove \"%s\": %s", dst, strerror(errno));
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/." TEXTFILE_NAME ".XXXXXX", dir);
+	fd = mkstemp(tmp);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		log_msg(LOG_ERROR, "cannot write in \"%s\": %s", dir, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return;
+	}
+	fprintf(f, "# HELP spank_ebpf_job_info A job holding probe sets on this node: the join key of its probe series (jobid), with its user.\n"
+		   "# TYPE spank_ebpf_job_info gauge\n");
+	for (i = 0; i < l->n; i++)
+		fprintf(f, "spank_ebpf_job_info{jobid=\"%u\",user=\"%s\",sluid=\"%s\",sets=\"%s\"} 1\n",
+			l->jobs[i].job, l->jobs[i].user, l->jobs[i].sluid, l->jobs[i].sets);
+	if (fchmod(fd, 0644) < 0 || fflush(f) != 0 || ferror(f) || fclose(f) != 0 ||
+	    rename(tmp, dst) < 0) {
+		log_msg(LOG_ERROR, "cannot write \"%s\": %s", dst, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+int jobinfo_store(struct statefile *sf, const struct config *cfg, const struct jobinfo_list *l)
+{
+	static char buf[JOBINFO_MAX * 128];
+	size_t i, n = 0;
+
+	for (i = 0; i < l->n && n + LINE_MAX_BYTES < sizeof(buf); i++) {
+		const struct jobinfo *j = &l->jobs[i];
+
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%u %s %s %s %lld\n", j->job,
+				      j->user[0] ? j->user : "-", j->sluid[0] ? j->sluid : "-",
+				      j->sets, j->end);
+	}
+	write_textfile(cfg->textfile_dir, l);
+	if (n == 0) {
+		statefile_remove_aux(sf, JOBINFO_FILE);
+		return 0;
+	}
+	return statefile_write_aux(sf, JOBINFO_FILE, "job records", buf, n);
+}

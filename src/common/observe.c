@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A held job as its probe sets see it. See observe.h. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "jobinfo.h"
+#include "jobmap.h"
+#include "log.h"
+#include "observe.h"
+#include "transition.h"
+
+/* The project's configs among the set's (bits of spank_job_val). */
+static uint32_t observe_set_configs(const struct sets *sets, const char *name)
+{
+	int i = sets ? sets_find(sets, name, strlen(name)) : -1;
+
+	return i < 0 ? 0 : jobmap_config_bits(sets->set[i].configs);
+}
+
+/* The filter of the set's instance, when it runs one. */
+static int observe_open_filter(const struct config *cfg, const struct sets *sets,
+			       const char *name, struct jobmap *m)
+{
+	struct target t;
+
+	target_of(cfg, sets, name, &t);
+	return jobmap_open(cfg, t.unit, m);
+}
+
+static void observe_admit(const struct config *cfg, const struct sets *sets, const char *name,
+			  uint32_t job, const char *sluid)
+{
+	uint32_t configs = observe_set_configs(sets, name);
+	struct jobmap m;
+
+	if (configs == 0)
+		return; /* none of the project's configs: nothing filters by job */
+	if (observe_open_filter(cfg, sets, name, &m) == 1 &&
+	    jobmap_admit(&m, job, sluid, configs) == 0)
+		log_msg(LOG_VERBOSE, "admitted to the probes of set %s", name);
+	jobmap_close(&m);
+}
+
+void observe_join(struct statefile *sf, const struct config *cfg, const struct sets *sets,
+		  const struct jobset *set, uint32_t job, const struct job_who *who, uint32_t mask)
+{
+	struct jobinfo_list l;
+	struct jobinfo *j;
+	char names[400];
+	int b;
+
+	if (!sets || jobinfo_load(sf, &l) < 0)
+		return;
+	jobset_names_text(set, jobset_mask(set, job), names, sizeof(names));
+	j = jobinfo_put(&l, job, who ? who->user : NULL, who ? who->sluid : NULL, names);
+	if (!j)
+		log_msg(LOG_ERROR, "cannot record the job's user and sets: %zu jobs recorded, or no memory", l.n);
+	else
+		jobinfo_store(sf, cfg, &l);
+	for (b = 0; b < set->nnames; b++)
+		if (mask & (1u << b))
+			observe_admit(cfg, sets, set->names[b], job, who ? who->sluid : NULL);
+	jobinfo_free(&l);
+}
+
+void observe_leave(struct statefile *sf, const struct config *cfg, const struct sets *sets,
+		   const struct jobset *set, uint32_t job, uint32_t mask)
+{
+	struct jobinfo_list l;
+	struct jobinfo *j;
+	struct jobmap m;
+	int b;
+
+	if (!cfg->sets[0] || jobinfo_load(sf, &l) < 0)
+		return;
+	j = jobinfo_find(&l, job);
+	for (b = 0; b < set->nnames; b++) {
+		if (!(mask & (1u << b)))
+			continue;
+		if (observe_open_filter(cfg, sets, set->names[b], &m) == 1)
+			jobmap_dismiss(&m, job, j ? j->sluid : NULL);
+		jobmap_close(&m);
+	}
+	if (j) {
+		j->end = jobinfo_now();
+		jobinfo_store(sf, cfg, &l);
+	}
+	jobinfo_free(&l);
+	observe_prune(sf, cfg, sets, set);
+}
+
+/* How long an ended job's record and series stay: the longest linger of
+ * its sets, so the last scrape of a lingering instance still has them. */
+static unsigned int observe_grace(const struct config *cfg, const struct sets *sets,
+				  const char *names)
+{
+	char name[JOBSET_NAME_MAX + 1];
+	unsigned int grace = 0;
+	const char *c = names;
+	struct target t;
+
+	while (*c) {
+		size_t len = strcspn(c, ",");
+
+		if (len <= JOBSET_NAME_MAX) {
+			memcpy(name, c, len);
+			name[len] = '\0';
+			target_of(cfg, sets, name, &t);
+			if (t.linger > grace)
+				grace = t.linger;
+		}
+		c += len + (c[len] ? 1 : 0);
+	}
+	return grace;
+}
+
+/* The series of an ended job leave every instance of its sets. */
+static void observe_forget(const struct config *cfg, const struct sets *sets,
+			   const struct jobinfo *j)
+{
+	char name[JOBSET_NAME_MAX + 1];
+	const char *c = j->sets;
+	struct jobmap m;
+	int n;
+
+	while (*c) {
+		size_t len = strcspn(c, ",");
+
+		if (len <= JOBSET_NAME_MAX) {
+			memcpy(name, c, len);
+			name[len] = '\0';
+			if (observe_open_filter(cfg, sets, name, &m) == 1) {
+				/* Once more, in case a lock-free admit_all raced its leave. */
+				jobmap_dismiss(&m, j->job, j->sluid);
+				n = jobmap_forget_series(&m, j->job);
+				log_msg(LOG_VERBOSE, "job %u: %d series taken out of set %s", j->job, n, name);
+			}
+			jobmap_close(&m);
+		}
+		c += len + (c[len] ? 1 : 0);
+	}
+}
+
+int observe_prune(struct statefile *sf, const struct config *cfg, const struct sets *sets,
+		  const struct jobset *set)
+{
+	long long now = jobinfo_now();
+	struct jobinfo_list l;
+	bool changed = false;
+	size_t i = 0;
+	int gone = 0;
+
+	if (!cfg->sets[0] || jobinfo_load(sf, &l) < 0)
+		return 0;
+	while (i < l.n) {
+		struct jobinfo *j = &l.jobs[i];
+
+		/* Dropped from the state without its epilog (reconcile): it
+		 * ends now, and leaves the filters the same way. */
+		if (j->end == 0 && jobset_mask(set, j->job) == 0) {
+			j->end = now;
+			changed = true;
+		}
+		if (j->end == 0 || now - j->end < (long long)observe_grace(cfg, sets, j->sets)) {
+			i++;
+			continue;
+		}
+		observe_forget(cfg, sets, j);
+		jobinfo_drop(&l, i);
+		gone++;
+	}
+	if (gone || changed)
+		jobinfo_store(sf, cfg, &l);
+	jobinfo_free(&l);
+	return gone;
+}
+
+int observe_admit_all(const struct config *cfg, const struct sets *sets, const char *set_name)
+{
+	uint32_t configs = observe_set_configs(sets, set_name);
+	struct jobinfo_list l = { 0, NULL };
+	struct statefile sf;
+	struct jobset set;
+	struct jobmap m;
+	int b, admitted = 0, rc;
+	size_t i;
+
+	jobset_init(&set);
+	if (configs == 0) {
+		log_msg(LOG_INFO, "set %s runs none of the project's configs: no job filter to fill",
+			set_name);
+		return 0;
+	}
+	if (statefile_open(&sf, cfg->state) < 0 || statefile_load(&sf, &set) < 0 ||
+	    jobinfo_load(&sf, &l) < 0) {
+		rc = -1;
+		goto out;
+	}
+	rc = observe_open_filter(cfg, sets, set_name, &m);
+	if (rc != 1) {
+		if (rc == 0)
+			log_msg(LOG_ERROR, "set %s: no running process of its unit has the probes' filter (map %s)",
+				set_name, "spank_jobs");
+		jobmap_close(&m);
+		rc = -1;
+		goto out;
+	}
+	for (b = 0; b < set.nnames && strcmp(set.names[b], set_name); b++)
+		;
+	for (i = 0; b < set.nnames && i < set.n; i++) {
+		const struct jobinfo *j;
+
+		if (!(set.masks[i] & (1u << b)))
+			continue;
+		j = jobinfo_find(&l, set.ids[i]);
+		if (jobmap_admit(&m, set.ids[i], j ? j->sluid : NULL, configs) == 0)
+			admitted++;
+	}
+	jobmap_close(&m);
+	rc = admitted;
+out:
+	statefile_close(&sf);
+	jobinfo_free(&l);
+	jobset_free(&set);
+	return rc;
+}

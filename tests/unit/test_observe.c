@@ -1,0 +1,478 @@
+/* The probes' job filter and the jobs' records (observe.h), with real
+ * BPF maps: a child process creates maps laid out as the project's
+ * configs do (one spank_jobs and spank_jobs_gen per config object, metric
+ * maps keyed by job ID first) and sits in the set's unit cgroup as its
+ * exporter would. The unit itself is the systemctl double's. Needs root
+ * (BPF_MAP_GET_FD_BY_ID); one function per case, each from fresh(). */
+#include <errno.h>
+#include <linux/bpf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpfmap.h"
+#include "hold.h"
+#include "jobinfo.h"
+#include "log.h"
+#include "spank_job_map.h"
+#include "tap.h"
+#include "testutil.h"
+#include "unit.h"
+
+static struct config cfg;
+static char dir[128], sets_path[200], textfile[300];
+
+static const char sets_text[] =
+	"unit = ebpf_exporter@.service\n"
+	"default = io\n"
+	"[io]\ndescription = Block I/O\nconfigs = spank-io\nlisten = 127.0.0.1:9441\nlinger = 30\n"
+	"[two]\ndescription = Two of ours\nconfigs = spank-sched,spank-net\nlisten = 127.0.0.1:9442\n"
+	"[plain]\ndescription = Not ours\nconfigs = biolatency\nlisten = 127.0.0.1:9443\n";
+
+/* A metric map's key as the probes make it: the job ID first. */
+struct metric_key {
+	uint32_t job;
+	uint32_t op;
+	uint64_t bucket;
+};
+
+static int map_create(uint32_t type, const char *name, uint32_t key, uint32_t value)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = key;
+	a.value_size = value;
+	a.max_entries = 64;
+	snprintf(a.map_name, sizeof(a.map_name), "%s", name);
+	return (int)syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+/* One config object's maps, in the calling process. */
+static int config_maps(const char *metric, uint32_t jobs_key)
+{
+	if (map_create(BPF_MAP_TYPE_HASH, SPANK_JOBS_MAP, jobs_key, sizeof(struct spank_job_val)) < 0 ||
+	    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) < 0 ||
+	    map_create(BPF_MAP_TYPE_LRU_HASH, SPANK_JOB_CACHE_MAP, 8, 8) < 0)
+		return -1;
+	return map_create(BPF_MAP_TYPE_HASH, metric, sizeof(struct metric_key), 8) < 0 ? -1 : 0;
+}
+
+/* The stand-in exporter of a set: nconfigs config objects' maps (the
+ * jobs map's key jobs_key bytes), then it waits to be killed. */
+static pid_t exporter(int nconfigs, uint32_t jobs_key)
+{
+	static const char *const metrics[] = { "spank_io_latency", "spank_net_tcp_r" };
+	int p[2], i;
+	char c = 'n';
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < nconfigs; i++)
+			if (config_maps(metrics[i % 2], jobs_key) < 0)
+				break;
+		c = i == nconfigs ? 'y' : 'n';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static void stop_exporter(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* Puts pid in the cgroup systemd would give the set's unit (or empties
+ * it, pid 0: the unit stopped). */
+static void in_unit(const char *set, pid_t pid)
+{
+	char unit[128], path[600], procs[700], text[32];
+
+	snprintf(unit, sizeof(unit), "ebpf_exporter@%s.service", set);
+	unit_cgroup(&cfg, unit, path, sizeof(path) - 20);
+	snprintf(procs, sizeof(procs), "mkdir -p '%s'", path);
+	if (system(procs) != 0)
+		tap_diag("%s failed", procs);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+	snprintf(text, sizeof(text), pid ? "%d\n" : "", (int)pid);
+	tu_write(procs, text, strlen(text));
+}
+
+/* The maps the stand-in holds with this name (the first, or the nth). */
+static int held_map(pid_t pid, const char *name, int nth, struct bpfmap *m)
+{
+	struct bpfmap all[32];
+	int n, i, found = -1, seen = 0;
+
+	n = bpfmap_of_process(pid, "spank_", all, 32);
+	for (i = 0; i < n; i++) {
+		if (found < 0 && !strcmp(all[i].name, name) && seen++ == nth) {
+			*m = all[i];
+			found = i;
+			continue;
+		}
+		bpfmap_close(&all[i]);
+	}
+	return found < 0 ? -1 : 0;
+}
+
+/* The filter's value for key in the nth config of pid: 1 found, 0 not. */
+static int filter_has(pid_t pid, int nth, const char *key, struct spank_job_val *v)
+{
+	struct spank_job_key k;
+	struct bpfmap m;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	snprintf(k.name, sizeof(k.name), "%s", key);
+	if (held_map(pid, SPANK_JOBS_MAP, nth, &m) < 0)
+		return -1;
+	rc = bpfmap_lookup(&m, &k, v) == 0;
+	bpfmap_close(&m);
+	return rc;
+}
+
+static uint64_t generation(pid_t pid, int nth)
+{
+	uint32_t zero = 0;
+	uint64_t g = 0;
+	struct bpfmap m;
+
+	if (held_map(pid, SPANK_JOBS_GEN_MAP, nth, &m) == 0) {
+		bpfmap_lookup(&m, &zero, &g);
+		bpfmap_close(&m);
+	}
+	return g;
+}
+
+/* A series of job in the stand-in's first metric map. */
+static int series(pid_t pid, uint32_t job, int put)
+{
+	struct metric_key k = { .job = job, .op = 1, .bucket = 3 };
+	uint64_t v = 5;
+	struct bpfmap m;
+	int rc;
+
+	if (held_map(pid, "spank_io_latency", 0, &m) < 0 &&
+	    held_map(pid, "spank_io_latenc", 0, &m) < 0)
+		return -1;
+	rc = put ? bpfmap_update(&m, &k, &v) : bpfmap_lookup(&m, &k, &v) == 0;
+	bpfmap_close(&m);
+	return rc;
+}
+
+static char *textfile_text(void)
+{
+	char *t = tu_slurp(textfile);
+
+	return t ? t : strdup("(missing)");
+}
+
+static int acquire(uint32_t job, const char *value, const char *user, const char *sluid)
+{
+	struct job_who who = { user, sluid };
+	int ev = 0;
+
+	log_set_context("prolog job %u", job);
+	return hold_acquire_as(&cfg, job, &who, value, false, &ev) < 0 ? -1 : ev;
+}
+
+static int release(uint32_t job)
+{
+	int ev = 0;
+
+	log_set_context("epilog job %u", job);
+	return hold_release(&cfg, job, &ev) < 0 ? -1 : ev;
+}
+
+static void fresh(const char *text)
+{
+	char cmd[1400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'.* '%s/bin/calls.log' '%s/bin/active' '%s/bin/active.d' '%s'/* '%s/cgroup/system.slice'/*",
+		 cfg.state, cfg.state, dir, dir, dir, cfg.textfile_dir, dir);
+	if (system(cmd) != 0)
+		tap_diag("%s failed", cmd);
+	tu_write(sets_path, text, strlen(text));
+	chmod(sets_path, 0644);
+	tu_double_set(dir, "ok");
+	tu_clear_logs();
+}
+
+/* A job asking io is admitted under both of its cgroup names, for the io
+ * config only; the generation moves; its record and join key appear. */
+static void test_join_admits(pid_t io)
+{
+	struct spank_job_val v = { 0, 0 };
+	uint64_t g;
+	int found;
+	char *t;
+
+	fresh(sets_text);
+	in_unit("io", io);
+	g = generation(io, 0);
+	ok(acquire(7, "io", "alice", "sEKNKTV3WPV500") >= 0, "job 7 (io) acquires");
+	found = filter_has(io, 0, "job_7", &v);
+	ok(found == 1 && v.job == 7 && v.configs == SPANK_JOB_IO,
+	   "job_7 is in io's filter, for spank-io only (job %u, configs %#x)", v.job, v.configs);
+	ok(filter_has(io, 0, "sEKNKTV3WPV500", &v) == 1 && v.job == 7,
+	   "its SLUID is a key too (Slurm 26.05's cgroup name)");
+	ok(generation(io, 0) > g, "the generation moved (%llu -> %llu)", (unsigned long long)g,
+	   (unsigned long long)generation(io, 0));
+	t = textfile_text();
+	ok(strstr(t, "# HELP spank_ebpf_job_info ") && strstr(t, "# TYPE spank_ebpf_job_info gauge\n") &&
+		   strstr(t, "spank_ebpf_job_info{jobid=\"7\",user=\"alice\",sluid=\"sEKNKTV3WPV500\",sets=\"io\"} 1\n"),
+	   "the textfile has HELP, TYPE and the job's join key");
+	free(t);
+	release(7);
+	in_unit("io", 0);
+}
+
+/* Jobs that did not ask for io are in no io filter: one that asked for
+ * another set, one of ours without the option, one in a set without the
+ * project's configs. */
+static void test_others_not_admitted(pid_t io)
+{
+	struct spank_job_val v;
+
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(8, "plain", "bob", NULL);
+	acquire(9, "two", "bob", NULL);
+	ok(filter_has(io, 0, "job_8", &v) == 0 && filter_has(io, 0, "job_9", &v) == 0,
+	   "jobs of other sets are not in io's filter");
+	ok(acquire(10, "io", "carol", NULL) >= 0 && filter_has(io, 0, "job_10", &v) == 1,
+	   "a job of io joining a busy set is admitted");
+	release(8);
+	release(9);
+	release(10);
+	in_unit("io", 0);
+}
+
+/* A set of two of the project's configs: both config objects' filters get
+ * the job, with both bits. */
+static void test_two_configs(pid_t two)
+{
+	struct spank_job_val a = { 0, 0 }, b = { 0, 0 };
+	int found;
+
+	fresh(sets_text);
+	in_unit("two", two);
+	acquire(11, "two", "dave", NULL);
+	found = filter_has(two, 0, "job_11", &a) + filter_has(two, 1, "job_11", &b);
+	ok(found == 2 && a.configs == (SPANK_JOB_SCHED | SPANK_JOB_NET) && a.configs == b.configs,
+	   "both configs' filters have job 11, bits sched|net (%#x, %#x)", a.configs, b.configs);
+	release(11);
+	ok(filter_has(two, 0, "job_11", &a) == 0 && filter_has(two, 1, "job_11", &b) == 0,
+	   "its epilog takes it out of both");
+	in_unit("two", 0);
+}
+
+/* The epilog: out of the filter at once; record and series stay for the
+ * set's linger (30 s), marked ended. */
+static void test_leave_keeps_series_for_linger(pid_t io)
+{
+	struct spank_job_val v;
+	char *t;
+
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(12, "io", "erin", "sX1");
+	series(io, 12, 1);
+	release(12);
+	ok(filter_has(io, 0, "job_12", &v) == 0 && filter_has(io, 0, "sX1", &v) == 0,
+	   "after its epilog job 12 is in no filter");
+	ok(series(io, 12, 0) == 1, "its series stay while io lingers");
+	t = textfile_text();
+	ok(strstr(t, "jobid=\"12\"") != NULL, "its join key stays while io lingers");
+	free(t);
+	in_unit("io", 0);
+}
+
+/* linger 0: the epilog takes the record, the textfile and the job's
+ * series out; another job's series stay. */
+static void test_prune_without_linger(pid_t io)
+{
+	char text[sizeof(sets_text) + 16], *t;
+	struct stat before, after;
+
+	snprintf(text, sizeof(text), "%s", sets_text);
+	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
+	fresh(text);
+	in_unit("io", io);
+	acquire(13, "io", "frank", NULL);
+	acquire(14, "io", "grace", NULL);
+	series(io, 13, 1);
+	series(io, 14, 1);
+	stat(textfile, &before);
+	release(13);
+	stat(textfile, &after);
+	ok(series(io, 13, 0) == 0 && series(io, 14, 0) == 1,
+	   "job 13's series went, job 14's stayed");
+	t = textfile_text();
+	ok(!strstr(t, "jobid=\"13\"") && strstr(t, "jobid=\"14\""),
+	   "the textfile lost job 13 and kept job 14");
+	free(t);
+	/* Replaced by a rename, never rewritten in place. */
+	ok(before.st_ino != after.st_ino, "the textfile was replaced, not rewritten (inode %lu -> %lu)",
+	   (unsigned long)before.st_ino, (unsigned long)after.st_ino);
+	release(14);
+	t = textfile_text();
+	ok(!strcmp(t, "(missing)"), "no job left: no textfile");
+	free(t);
+	in_unit("io", 0);
+}
+
+/* An instance started in the background: the job joined before its maps
+ * existed; its ExecStartPost (observe_admit_all) admits it. */
+static void test_admit_all(pid_t io)
+{
+	struct spank_job_val v;
+	int n;
+
+	fresh(sets_text);
+	acquire(15, "io", "heidi", "sQ2");
+	acquire(16, "two", "ivan", NULL);
+	ok(filter_has(io, 0, "job_15", &v) == 0, "joined before the instance ran: not admitted yet");
+	in_unit("io", io);
+	n = observe_admit_all(&cfg, NULL, "io");
+	ok(n == 0, "without the sets file, io runs none of our configs: %d admitted", n);
+	{
+		static struct sets s;
+		char err[300];
+
+		sets_load(sets_path, &s, err, sizeof(err));
+		n = observe_admit_all(&cfg, &s, "io");
+	}
+	ok(n == 1 && filter_has(io, 0, "job_15", &v) == 1 && filter_has(io, 0, "sQ2", &v) == 1 &&
+		   filter_has(io, 0, "job_16", &v) == 0,
+	   "admit_all admitted io's holder (both names) and nobody else: %d", n);
+	release(15);
+	release(16);
+	in_unit("io", 0);
+}
+
+/* A map of the right name but another layout is left alone, said. */
+static void test_foreign_layout(pid_t odd)
+{
+	struct spank_job_val v;
+
+	fresh(sets_text);
+	in_unit("io", odd);
+	ok(acquire(17, "io", "judy", NULL) >= 0, "the job's hold is taken all the same");
+	ok(tu_logged("is not the one this plugin knows (key 32, value 8 bytes)"),
+	   "the foreign layout is said");
+	ok(filter_has(odd, 0, "job_17", &v) <= 0, "nothing written into it");
+	release(17);
+	in_unit("io", 0);
+}
+
+/* Dropped from the state without an epilog (reconcile): the next prune
+ * ends its record. */
+static void test_prune_ends_dropped_jobs(void)
+{
+	static struct sets s;
+	struct statefile sf;
+	struct jobset set;
+	char err[300], *t;
+
+	fresh(sets_text);
+	sets_load(sets_path, &s, err, sizeof(err));
+	acquire(18, "io", "mallory", NULL);
+	jobset_init(&set);
+	statefile_open_locked(&sf, cfg.state, 1000);
+	observe_prune(&sf, &cfg, &s, &set); /* an empty state: job 18 is gone */
+	statefile_close(&sf);
+	{
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s.jobs", cfg.state);
+		t = tu_slurp(path);
+	}
+	ok(t && strncmp(t, "18 mallory - io ", 16) == 0 && strcmp(t + 16, "0\n"),
+	   "job 18's record got an end: %s", t ? t : "(none)");
+	free(t);
+	jobset_free(&set);
+}
+
+/* User names as Slurm gives them, whatever they hold, make a safe label. */
+static void test_label_safety(pid_t io)
+{
+	char *t;
+
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(19, "io", "a\"b\\c\nd} 1", "s\"x");
+	t = textfile_text();
+	ok(strstr(t, "user=\"a_b_c_d__1\",sluid=\"s_x\"") != NULL, "quotes, backslashes, newlines become _");
+	free(t);
+	release(19);
+	in_unit("io", 0);
+}
+
+int main(void)
+{
+	pid_t io, two, odd;
+	char p[300];
+
+	tu_capture_logs();
+	snprintf(dir, sizeof(dir), "%s", tu_scratch());
+	tu_double(&cfg, dir, "ok");
+	tu_systemd_run(dir);
+	snprintf(sets_path, sizeof(sets_path), "%s/sets.conf", dir);
+	snprintf(cfg.sets, sizeof(cfg.sets), "%s", sets_path);
+	snprintf(cfg.textfile_dir, sizeof(cfg.textfile_dir), "%s/textfile", dir);
+	snprintf(textfile, sizeof(textfile), "%s/spank_ebpf_jobs.prom", cfg.textfile_dir);
+	snprintf(cfg.admin_cmd, sizeof(cfg.admin_cmd), "/x/sbin/spank-ebpf");
+	cfg.linger = 0;
+	mkdir(cfg.textfile_dir, 0755);
+	snprintf(p, sizeof(p), "%s/cgroup", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/cgroup/system.slice", dir);
+	mkdir(p, 0755);
+
+	io = exporter(1, sizeof(struct spank_job_key));
+	two = exporter(2, sizeof(struct spank_job_key));
+	odd = exporter(1, 32);
+	if (io < 0 || two < 0 || odd < 0) {
+		tap_skip("cannot create BPF maps here (needs root and bpf(2))");
+	} else {
+		test_join_admits(io);
+		test_others_not_admitted(io);
+		test_two_configs(two);
+		test_leave_keeps_series_for_linger(io);
+		test_prune_without_linger(io);
+		test_admit_all(io);
+		test_foreign_layout(odd);
+		test_label_safety(io);
+	}
+	test_prune_ends_dropped_jobs();
+	stop_exporter(io);
+	stop_exporter(two);
+	stop_exporter(odd);
+	return tap_done();
+}
