@@ -34,10 +34,10 @@ log=$(log_since "$m")
 like "slurmd loads the plugin through the package's drop-in" "$log" \
 	"spank: /etc/slurm/plugstack\\.conf\\.d/spank_ebpf\\.conf:[0-9]+: Loaded plugin spank_ebpf\\.so"
 like "slurmd: the plugin's version line, shipped defaults" "$log" \
-	"spank_ebpf: version $VERSION loaded: mode=opt-in unit=ebpf_exporter\\.service state=/run/ebpf_exporter\\.refcount systemctl=/usr/bin/systemctl timeout=10s lock_timeout=60s start=wait linger=0s"
+	"spank_ebpf: slurmd: version $VERSION loaded: mode=opt-in unit=ebpf_exporter\\.service state=/run/ebpf_exporter\\.refcount systemctl=/usr/bin/systemctl timeout=10s lock_timeout=60s start=wait linger=0s"
 # The only error allowed at this point: /run is not a tmpfs on some test
 # machines, which the plugin reports for its default state file.
-errs=$(printf '%s\n' "$log" | grep 'error: spank_ebpf' | grep -v 'state directory /run is not on tmpfs')
+errs=$(printf '%s\n' "$log" | grep 'error: spank_ebpf' | grep -v 'state directory "/run" is not on tmpfs')
 is "slurmd: no plugin error at start (bar a /run not on tmpfs)" "$errs" ""
 help=$(e2e_guard; timeout 30 sbatch --help 2>&1)
 like "sbatch --help lists --ebpf" "$help" '^ +--ebpf +Enable eBPF observability'
@@ -49,7 +49,7 @@ like "drop-in edited" "$(active_lines "$CONF")" "systemctl=$SYSTEMCTL state=$STA
 m=$(log_mark)
 restart_slurmd || { echo "Bail out! slurmd did not restart after the edit"; exit 1; }
 like "after the restart slurmd runs the edited line" "$(log_since "$m")" \
-	"spank_ebpf: version $VERSION loaded: mode=opt-in .* state=$STATE systemctl=$SYSTEMCTL "
+	"spank_ebpf: slurmd: version $VERSION loaded: mode=opt-in .* state=$STATE systemctl=$SYSTEMCTL "
 m=$(log_mark)
 j=$(submit -J pkg-ebpf --ebpf "$PAYLOAD" pkg-ebpf)
 like "sbatch --ebpf accepted" "$j" '^[0-9]+$'
@@ -57,8 +57,8 @@ wait_job_done "$j" 60
 is "the job completed" "$(job_state "$j")" "COMPLETED"
 plog=$(plugin_log_since "$m")
 like "prolog took a hold and started the exporter" "$plog" "spank_ebpf: prolog job $j"
-like "the exporter was started" "$plog" 'spank_ebpf: starting ebpf_exporter'
-like "epilog released it and stopped the exporter" "$plog" 'spank_ebpf: stopping ebpf_exporter'
+like "the exporter was started" "$plog" "spank_ebpf: prolog job $j: starting ebpf_exporter"
+like "epilog released it and stopped the exporter" "$plog" "spank_ebpf: epilog job $j: stopping ebpf_exporter"
 is "refcounts seen: 1 then 0" "$(refcounts_since "$m")" "1 0"
 
 # Two overlapping --ebpf jobs with the installed plugin: 0->1->2->1->0,
@@ -85,5 +85,5 @@ unlike "sbatch --help: no --ebpf, no error" "$help" '--ebpf|: error:'
 # The tmpfs notice above is the only plugin error this run may have logged.
 E2E_PLUGIN_ERRORS=expected
 is "no other plugin error in the whole slurmd log" \
-	"$(grep 'error: spank_ebpf' "$SLURMD_LOG" | grep -v 'state directory /run is not on tmpfs')" ""
+	"$(grep 'error: spank_ebpf' "$SLURMD_LOG" | grep -v 'state directory "/run" is not on tmpfs')" ""
 cluster_finish
