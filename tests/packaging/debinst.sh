@@ -59,18 +59,18 @@ created_psc=
 debinst_cleanup() {
 	local now extra
 	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' $PKGS 2>/dev/null | grep -qv '^un' &&
-		apt_get purge $PKGS >>"$tmp/apt.log" 2>&1
+		pkg_apt purge $PKGS >>"$tmp/apt.log" 2>&1
 	now=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }' | sort)
 	extra=$(comm -13 <(echo "$before") <(echo "$now"))
 	if [ -n "$extra" ]; then
 		echo "# purging what the test pulled in: $(echo $extra)"
-		apt_get purge $extra >>"$tmp/apt.log" 2>&1
+		pkg_apt purge $extra >>"$tmp/apt.log" 2>&1
 	fi
 	[ -n "$created_psc" ] && rm -f "$PSC"
 	rm -rf "$tmp"
 }
 
-apt_get() {
+pkg_apt() {
 	apt-get -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends "$@"
 }
 
@@ -79,7 +79,7 @@ apt_ok() {
 	local desc=$1
 	shift
 	n=$((n + 1))
-	if apt_get "$@" >"$tmp/last-apt.log" 2>&1; then
+	if pkg_apt "$@" >"$tmp/last-apt.log" 2>&1; then
 		echo "ok $n - $desc"
 		cat "$tmp/last-apt.log" >>"$tmp/apt.log"
 		return 0
