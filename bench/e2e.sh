@@ -19,7 +19,8 @@ variant=$1
 jobs=${2:-200}
 top=$(cd "$(dirname "$0")/.." && pwd)
 srcdir=${srcdir:-$top}
-. "$top/tests/lib.sh"
+. "$top/tests/lib/tap.sh"
+. "$top/tests/lib/plugin.sh"
 . "$top/tests/e2e/cluster.sh"
 e2e_setup "$@"
 

@@ -31,7 +31,8 @@ out=${BENCH_OUT:-/dev/null}
 # (tests/system/trixie.sh says why).
 export SYSTEM_SLURMD_DEBUG=verbose
 [ "$suite" = bookworm ] || export SYSTEM_SLURMD_SYSLOG_DEBUG=verbose
-. "$srcdir/tests/lib.sh"
+. "$srcdir/tests/lib/tap.sh"
+. "$srcdir/tests/lib/plugin.sh"
 . "$srcdir/tests/system/lib.sh"
 
 sys_setup "$suite"

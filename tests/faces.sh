@@ -12,7 +12,7 @@
 # with another plugin's, and with mode=always. The e2e and system suites
 # run the same faces under a real Slurm; this one needs none, so a face
 # reading the wrong variable fails here first.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 need_root
 face=${SPANK_FACE:-${top_builddir:-.}/tests/face/spank-face}
 so=${SPANK_EBPF_SO:-${top_builddir:-.}/src/spank/.libs/spank_ebpf.so}

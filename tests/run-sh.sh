@@ -8,7 +8,7 @@
 # cache: the machine's own are not touched); make test's summary is the
 # last line and a failed test makes the exit status non-zero; and the real
 # list parses, each name once.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 need_cmd dpkg-query awk sed mktemp
 
 src=${srcdir:-.}
@@ -16,11 +16,6 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp"
 absent=slurm-spank-ebpf-test-absent-package
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n # SKIP $*"
-}
 
 # A scratch tree: the script, a configure double (records its arguments)
 # and, on PATH, make and apt-get doubles (record their arguments; make test
@@ -102,7 +97,7 @@ if command -v setpriv >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
 	is "without root, nothing missing, --install-only: still refuses (exit 1)" "$st" 1
 	is "  and runs nothing" "$(recorded)" ""
 else
-	for i in 1 2 3 4 5 6; do skip "setpriv missing"; done
+	for i in 1 2 3 4 5 6; do skip_point "setpriv missing"; done
 fi
 
 # --- the real list ----------------------------------------------------------
@@ -115,7 +110,7 @@ is "no package listed twice (make and util-linux serve two groups)" "$dups" ""
 
 # --- as root --------------------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
-	for i in $(seq 1 22); do skip "root"; done
+	for i in $(seq 1 22); do skip_point "root"; done
 	done_testing
 fi
 
@@ -181,7 +176,7 @@ EOF
 	is "  the machine's own package lists untouched" \
 		"$(ls /var/lib/apt/lists | grep -c '127\.0\.0\.1')" 0
 else
-	for i in 1 2 3 4 5 6; do skip "apt-get"; done
+	for i in 1 2 3 4 5 6; do skip_point "apt-get"; done
 fi
 
 done_testing

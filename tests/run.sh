@@ -26,7 +26,8 @@
 set -eu
 # The same from a login shell as from `env -i PATH=... HOME=/root`: the
 # build and the suite run in one locale and umask of their own (the tests
-# set them again, tests/lib.sh), apt in C, whose messages this script reads.
+# set them again: tests/lib/tap.sh), apt in C, whose messages this script
+# reads.
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 unset LANGUAGE
 umask 022

@@ -4,7 +4,8 @@
 # usage errors, root, check-config, status (text and --json, read with a
 # real JSON parser), reconcile, metrics (checked by promtool). The real
 # Slurm and systemd: tests/e2e/17-admin-command.sh, tests/system.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 
 bin=${SPANK_EBPF_CMD:-${top_builddir:-.}/src/spank-ebpf/spank-ebpf}
 need_cmd python3 promtool setpriv
@@ -30,9 +31,7 @@ invoke() { # invoke ARGS...: the command; sets out, err, rc
 sq() { echo "$1" >"$d/bin/squeue.behaviour"; printf '%b' "${2:-}" >"$d/bin/squeue.answer"; }
 active() { if [ "$1" = yes ]; then touch "$d/bin/active"; else rm -f "$d/bin/active"; fi; }
 set_state() { if [ -n "$1" ]; then printf '%b' "$1" >"$d/state"; else rm -f "$d/state"; fi; }
-json() { # json EXPR: evaluates a Python expression over the parsed status
-	printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" 2>&1
-}
+# json EXPR (tests/lib/plugin.sh): a Python expression over the parsed status.
 S="status --squeue $d/bin/squeue --node node7"
 R="reconcile --squeue $d/bin/squeue --node node7"
 

@@ -32,7 +32,8 @@
 # an_check_mode_change, a3, a4 and a5 a rollout; the check-mode parts
 # before a1 and an_repo_rollout hosts without the packages).
 # ansible-lint over the role is tests/ansible-lint.sh.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/system/lib.sh"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 . "${srcdir:-.}/tests/cluster/scenarios.sh"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Multi-host tests on Debian bookworm (Slurm 22.05): ctl, node1 and node2,
 # each a container with real systemd; see tests/cluster/lib.sh.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/system/lib.sh"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 . "${srcdir:-.}/tests/cluster/scenarios.sh"

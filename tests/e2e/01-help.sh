@@ -1,7 +1,8 @@
 #!/bin/bash
 # Scenario 1: sbatch, salloc and srun --help list --ebpf (the option is
 # registered, not only exported as a static table).
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 e2e_setup
 cluster_start

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Scenario 3: srun --ebpf (job created by srun), and salloc --ebpf followed
 # by srun inside the allocation.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

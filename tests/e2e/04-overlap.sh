@@ -2,7 +2,8 @@
 # Scenario 4: two overlapping sbatch --ebpf jobs: state 0->1->2->1->0, one
 # start before the first payload, no stop while the second runs, one stop
 # after the last.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

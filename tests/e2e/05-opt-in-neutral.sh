@@ -2,7 +2,8 @@
 # Scenario 5: jobs without --ebpf in opt-in mode leave no trace: no
 # systemctl call, no state change, no spank_ebpf line above debug in the
 # slurmd log (SlurmdDebug=info: info lines show, debug lines do not).
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

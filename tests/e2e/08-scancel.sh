@@ -1,7 +1,8 @@
 #!/bin/bash
 # Scenario 8: scancel of a running --ebpf job: the hold is released and the
 # exporter stopped.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

@@ -2,7 +2,8 @@
 # Scenario 9: scontrol requeue of a running --ebpf job: the requeued run
 # takes the hold again under the same job ID, nothing leaks or doubles, the
 # exporter ends stopped; alone, then next to another --ebpf job.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Scenario 10: a job array of 32 --ebpf tasks running together: exactly one
 # start and one stop, state empty at the end.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Scenario 11: scenarios 2, 4 and 7 again with PrologFlags=Alloc (the
 # prolog runs at allocation, with the job's options).
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

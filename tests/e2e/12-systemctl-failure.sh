@@ -2,7 +2,8 @@
 # Scenario 12: systemctl fails, then hangs past timeout=: the job still runs
 # to completion, the node is not drained, the slurmd log names the unit and
 # the cause.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

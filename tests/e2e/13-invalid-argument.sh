@@ -2,7 +2,8 @@
 # Scenario 13: a plugstack line with an invalid argument: slurmd starts, the
 # error names the argument, jobs run (with and without --ebpf), no drain, no
 # systemctl call. Then a bad value for a known key, after a slurmd restart.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Scenario 14: the plugin declared required instead of optional: scenarios
 # 2 and 12 still hold (the plugin never fails a hook, so nothing drains).
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

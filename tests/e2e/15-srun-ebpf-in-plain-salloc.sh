@@ -2,7 +2,8 @@
 # Extra: srun --ebpf inside a plain salloc (no --ebpf). The prolog sees the
 # step's option, the epilog the job's (none): the epilog must still find
 # the hold in the state file and release it.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

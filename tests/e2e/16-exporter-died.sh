@@ -3,7 +3,8 @@
 # cgroup); the next --ebpf job to join starts it again, and the last job
 # still stops it once. (Joins to a live unit start nothing: scenarios 4,
 # 9 and 10 run with the same cgroup emulation.)
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup

@@ -6,7 +6,8 @@
 # stops the unit. A job that still runs keeps its hold throughout.
 # `status --json` is read with python3's json, `metrics` checked by
 # promtool.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 need_cmd python3 promtool
@@ -20,9 +21,6 @@ admin() { # admin ARGS...: sets out, err, rc
 	# The node's name as slurmd's Prolog= programs get it.
 	out=$(SLURMD_NODENAME=$NODE "$CMD" -c "$CONF" "$@" 2>"$E2E_DIR/out/admin.err") && rc=0 || rc=$?
 	err=$(cat "$E2E_DIR/out/admin.err")
-}
-json() {
-	printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" 2>&1
 }
 
 admin status

@@ -4,7 +4,8 @@
 # at all and mode=always in its own line: two overlapping jobs give
 # 0 -> 1 -> 2 -> 1 -> 0 with one start and one stop under the lock; a
 # failing unit never fails a job or drains the node (exit 0).
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 need_admin_cmd
 e2e_setup

@@ -5,7 +5,8 @@
 # a Prolog= program does not get the job's SPANK options, so it cannot
 # see --ebpf) and count each job once: two overlapping jobs give
 # 0 -> 1 -> 2 -> 1 -> 0 and one start and one stop in all.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 need_admin_cmd
 e2e_setup

@@ -5,7 +5,8 @@
 # stops nor starts it; an earlier window's timer does not end a later
 # window; slurmd restarted inside a window changes nothing; the window's
 # end stops the unit once.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 need_admin_cmd
 e2e_setup

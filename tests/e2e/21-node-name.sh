@@ -5,7 +5,8 @@
 # --node, no SLURMD_NODENAME, no SPANK_EBPF_NODE. spank-ebpf asks slurmd
 # its name (scontrol show slurmd) and heals a leaked hold; asking squeue
 # about the host name instead left it "cannot tell" forever.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 need_admin_cmd
 export E2E_NODENAME=e2enode E2E_NODEHOSTNAME=e2ehost

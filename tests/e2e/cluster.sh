@@ -4,7 +4,7 @@
 # in this tree loaded through a generated plugstack.conf and systemctl=
 # pointing at the recording double (tests/bin/systemctl-double).
 #
-# Sourced by tests/e2e/NN-*.sh after tests/lib.sh:
+# Sourced by tests/e2e/NN-*.sh after tests/lib/tap.sh and plugin.sh:
 #   e2e_setup                  prerequisites, lock, temp dir, traps
 #   cluster_start [ARG...]     generate the config, start the daemons, wait
 #                              for the node to be idle. ARGs are appended to
@@ -42,7 +42,7 @@ _e2e_leftover=
 _e2e_mounted=
 _e2e_t0=0 _e2e_t1=0
 
-# --- small test helpers: is, like, unlike, wait_until are tests/lib.sh's ---
+# --- small test helpers: is, like, unlike, wait_until are tests/lib/tap.sh's ---
 
 _e2e_show() { show "$@"; }
 
@@ -690,7 +690,8 @@ double_procs() {
 # --- by hand ----------------------------------------------------------------
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-	. "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+	. "$(cd "$(dirname "$0")/.." && pwd)/lib/tap.sh"
+	. "$(cd "$(dirname "$0")/.." && pwd)/lib/plugin.sh"
 	e2e_setup "$@"
 	cluster_start "$@"
 	echo "# SLURM_CONF=$SLURM_CONF; double in $DBL; state $STATE; slurmd log $SLURMD_LOG"

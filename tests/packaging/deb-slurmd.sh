@@ -6,7 +6,8 @@
 # an `sbatch --ebpf` job runs the prolog and epilog, and two overlapping
 # ones give one start and one stop; after `apt remove`,
 # slurmd restarts cleanly and jobs still run. Packages purged at the end.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 . "${srcdir:-.}/tests/e2e/cluster.sh"
 

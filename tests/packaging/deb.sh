@@ -3,7 +3,7 @@
 # the release tarball, lintian-clean (no error, no warning; every override
 # justified), with the file lists, conffiles and dependency fields the
 # design says (see spank_ebpf(8), INSTALLATION and FILES).
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 
 need_cmd dpkg-buildpackage dpkg-deb dpkg-parsechangelog dpkg-architecture dh lintian fakeroot flock

@@ -1,5 +1,5 @@
 # Shared by the tests that install the .debs of `make deb` on this machine
-# (deb-install.sh, deb-slurmd.sh), sourced after tests/lib.sh and
+# (deb-install.sh, deb-slurmd.sh), sourced after tests/lib/tap.sh and
 # tests/packaging/pkglib.sh: refuses to touch a real installation, stages
 # the packages, one such test at a time (a lock), and debinst_cleanup
 # purges what was installed, including what apt pulled in.
@@ -78,15 +78,12 @@ pkg_apt() {
 apt_ok() {
 	local desc=$1
 	shift
-	n=$((n + 1))
-	if pkg_apt "$@" >"$tmp/last-apt.log" 2>&1; then
-		echo "ok $n - $desc"
+	pkg_apt "$@" >"$tmp/last-apt.log" 2>&1
+	if tap_point "$desc" $?; then
 		cat "$tmp/last-apt.log" >>"$tmp/apt.log"
 		return 0
 	fi
-	echo "not ok $n - $desc"
-	failed=$((failed + 1))
-	_pk_show "$(tail -n 25 "$tmp/last-apt.log")"
+	show "$(tail -n 25 "$tmp/last-apt.log")"
 	return 1
 }
 

@@ -9,7 +9,7 @@
 # .ci/run starts it in the background while single-threaded sections
 # (fuzzing, distcheck) leave a core idle. A cache that is fresh is left
 # alone; SYSTEM_REFRESH=1 rebuilds. Exits non-zero on the first failure.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
 
 [ $# -gt 0 ] || set -- bookworm trixie sid

@@ -4,7 +4,7 @@
 # `make dist` contents of this tree and installed with apt, and a stand-in
 # ebpf_exporter.service that loads real eBPF programs.
 #
-# Sourced after tests/lib.sh by tests/system/<suite>.sh (through
+# Sourced after tests/lib/tap.sh and plugin.sh by tests/system/<suite>.sh (through
 # scenarios.sh's sys_main) and by tests/system/demo.sh:
 #   sys_setup SUITE        prerequisites, the lock, traps, run directory
 #   sys_cache              the cached root filesystem of SUITE, built once
@@ -65,28 +65,10 @@ SYS_NSPAWNS='' SYS_MOUNTS='' SYS_ROOT=''
 declare -gA _SYS_MACHINE_OF=()
 _sys_t0=$(date +%s)
 
-# --- TAP helpers (counters n and failed are tests/lib.sh's) -----------------
+# --- TAP helpers (counters n and failed are tests/lib/tap.sh's) -------------
 
-# is, like, unlike, wait_until: tests/lib.sh.
+# is, like, unlike, wait_until, wait_for, bail: tests/lib/tap.sh.
 _sys_show() { show "$@"; }
-
-# wait_for SECONDS DESC WANT CMD...: poll until CMD prints WANT.
-_sys_prints() {
-	local want=$1
-	shift
-	[ "$("$@" 2>/dev/null)" = "$want" ]
-}
-
-wait_for() {
-	local secs=$1 desc=$2
-	shift 2
-	wait_until "$secs" "$desc" _sys_prints "$@"
-}
-
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
 
 # Seconds since sys_setup, for the timing lines.
 sys_elapsed() {
@@ -99,7 +81,7 @@ sys_elapsed() {
 sys_setup() {
 	SUITE=$1
 	# Under `make distcheck`, don't boot three more containers from the
-	# unpacked copy: the README's test command runs these (tests/lib.sh).
+	# unpacked copy: the README's test command runs these (tests/lib/tap.sh).
 	skip_in_distcheck "system test"
 	need_root
 	need_cmd debootstrap systemd-nspawn nsenter flock mount umount setsid \
