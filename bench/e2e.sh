@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end cost on a real single-node Slurm (tests/e2e/cluster.sh), as
+# End-to-end cost on a real single-node Slurm (tests/lib/localslurm.sh), as
 # root: wall time for JOBS short jobs (`sbatch --wrap true`, overlapping
 # on an OverSubscribe partition), submitted back to back, until the last
 # one is gone from squeue. One variant per run of this script:
@@ -20,8 +20,7 @@ jobs=${2:-200}
 top=$(cd "$(dirname "$0")/.." && pwd)
 srcdir=${srcdir:-$top}
 . "$top/tests/lib/tap.sh"
-. "$top/tests/lib/plugin.sh"
-. "$top/tests/e2e/cluster.sh"
+. "$top/tests/lib/localslurm.sh"
 e2e_setup "$@"
 
 extra=

@@ -38,7 +38,7 @@ done
 git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || bail "needs a git clone (it tests a clean clone of HEAD)"
 
 # The mirror of this host's release, as the system tests find it.
-. "$top/tests/system/lib.sh"
+. "$top/tests/lib/rootfs.sh"
 mirror=$(sys_mirror) || true
 [ -n "$mirror" ] || bail "no Debian mirror for this release in /etc/apt/sources.list*"
 
@@ -70,8 +70,7 @@ done
 git clone -q "$top" "$merged/root/src"
 diag "clean clone of $(git -C "$top" rev-parse --short HEAD) ($(git -C "$top" rev-parse --abbrev-ref HEAD)) in a fresh minbase bookworm; log: $run/log"
 
-mkdir -p /run/systemd/nspawn
-[ "$(stat -f -c %T /run/systemd/nspawn)" = tmpfs ] || mount -t tmpfs -o mode=0755 tmpfs /run/systemd/nspawn
+nspawn_prep
 set +e
 systemd-nspawn -q -D "$merged" --register=no --keep-unit --pipe \
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \

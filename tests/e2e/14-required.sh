@@ -2,8 +2,7 @@
 # Scenario 14: the plugin declared required instead of optional: scenarios
 # 2 and 12 still hold (the plugin never fails a hook, so nothing drains).
 . "${srcdir:-.}/tests/lib/tap.sh"
-. "${srcdir:-.}/tests/lib/plugin.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup
 E2E_CONTROL=required cluster_start timeout=2

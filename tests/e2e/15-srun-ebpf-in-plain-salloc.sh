@@ -3,11 +3,8 @@
 # step's option, the epilog the job's (none): the epilog must still find
 # the hold in the state file and release it.
 . "${srcdir:-.}/tests/lib/tap.sh"
-. "${srcdir:-.}/tests/lib/plugin.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
 
 reset_calls
 m=$(log_mark)

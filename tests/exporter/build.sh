@@ -20,7 +20,7 @@
 #   EXPORTER_GO       the go command (default /usr/local/go/bin/go)
 #   EXPORTER_REFRESH  set: rebuild even when the cache is good
 #   SYSTEM_MIRROR     Debian mirror for the build root (default: the one
-#                     apt uses on this host, as tests/system/lib.sh finds it)
+#                     apt uses on this host, as tests/lib/rootfs.sh finds it)
 #
 # How it builds:
 # 1. The module and every module it needs are downloaded on the host, by
@@ -211,10 +211,10 @@ LOG=$NEW/build.log
 : >"$LOG"
 note "building ebpf_exporter $EXP_VERSION (recipe $EXP_RECIPE) in $NEW (log: $LOG)"
 
-# tests/system/lib.sh: sys_mirror (the Debian mirror apt uses here) and
-# _sys_nspawn_prep. Sourcing it only defines things.
-# shellcheck source=../system/lib.sh
-. "$EXP_TOP/tests/system/lib.sh"
+# tests/lib/rootfs.sh: sys_mirror (the Debian mirror apt uses here) and
+# nspawn_prep. Sourcing it only defines things.
+# shellcheck source=../lib/rootfs.sh
+. "$EXP_TOP/tests/lib/rootfs.sh"
 
 GOROOT_HOST=$("$EXP_GO" env GOROOT 2>>"$LOG") && [ -d "$GOROOT_HOST" ] ||
 	fatal "$EXP_GO env GOROOT failed: $(tail -n 3 "$LOG")"
@@ -239,7 +239,7 @@ exp_buildroot() {
 	logged "debootstrap $EXP_ROOT_SUITE" debootstrap --variant=minbase "$EXP_ROOT_SUITE" "$new/root" "$mirror"
 	printf 'deb %s %s main\ndeb %s %s-backports main\n' "$mirror" "$EXP_ROOT_SUITE" \
 		"$mirror" "$EXP_ROOT_SUITE" >"$new/root/etc/apt/sources.list"
-	_sys_nspawn_prep
+	nspawn_prep
 	logged "apt-get install in the build root" systemd-nspawn -q -D "$new/root" --register=no --keep-unit --pipe \
 		-E DEBIAN_FRONTEND=noninteractive -E LANG=C.UTF-8 -E PATH="$EXP_PATH" \
 		/bin/sh -c "apt-get -q -o Acquire::Check-Valid-Until=false update &&
@@ -338,7 +338,7 @@ mkdir -p "$NEW/work/out" "$NEW/work/fixtures"
 [ -z "$EXP_FIXTURE_NAMES" ] || cp "$EXP_FIXTURES"/* "$NEW/work/fixtures/"
 mv "$NEW/bin" "$NEW/configs" "$NEW/work/out/"
 t0=$(date +%s)
-_sys_nspawn_prep
+nspawn_prep
 if ! systemd-nspawn -q -D "$EXP_ROOT" --register=no --keep-unit --pipe --private-network \
 	--volatile=overlay \
 	--bind-ro="$GOROOT_HOST" --bind-ro="$GOMOD:/gomod" --bind="$EXP_CACHE/gocache:/gocache" \

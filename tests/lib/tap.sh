@@ -1,9 +1,16 @@
 # The shell tests' TAP output and prerequisites: prerequisites that skip
 # when run by hand but fail in CI (CI=true), so CI never passes on a skip.
 #
-# Every script sources this file first, then the libraries it needs
-# (tests/lib/plugin.sh: what the plugin prints); none sources this file
-# again (it resets the counters).
+# Every script sources this file first, then the library its suite builds
+# on (tests/e2e/lib.sh, tests/lib/system.sh, multihost.sh, ...); a library
+# sources the libraries it builds on, never one that builds on it, and none
+# sources this file again (it resets the counters). The graph, each file
+# above what it sources:
+#   tests/e2e/lib.sh -> localslurm.sh -> slurm.sh, procs.sh, localdaemons.sh
+#   ansible-play.sh -> multihost.sh, ansible-check.sh
+#   multihost.sh -> system.sh, multihost-jobs.sh
+#   system.sh -> slurm.sh, container.sh, journal.sh, exporter.sh, packages.sh
+#   container.sh -> rootfs.sh;  slurm.sh -> plugin.sh
 #
 # TAP_PLAIN=NAME, set before sourcing, is for scripts that speak to a
 # person rather than to a TAP harness (tests/system/demo.sh,
@@ -167,6 +174,21 @@ need_root() {
 	[ "$(id -u)" -eq 0 ] || missing "root"
 }
 
+# The suites that run Slurm daemons, containers or package installs on
+# this machine take turns: their ports, mounts, cgroups and the exporters'
+# eBPF programs (kernel-global) would clash.
+SUITE_LOCK=${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}
+SUITE_LOCK_HELD=
+
+# suite_lock SECONDS: holds SUITE_LOCK (fd 9) for the rest of the script,
+# waiting SECONDS at the most for it; a script already holding it (one
+# library on top of another) goes on.
+suite_lock() {
+	[ -z "$SUITE_LOCK_HELD" ] || return 0
+	exec 9>>"$SUITE_LOCK" || missing "lock file $SUITE_LOCK"
+	flock -w "$1" 9 || bail "could not take $SUITE_LOCK within ${1}s"
+	SUITE_LOCK_HELD=yes
+}
 
 # `make distcheck` builds and tests the release tarball in
 # <distdir>/_build/sub. It runs the unit tests and fuzz replay; the slow

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The installed .debs under a real slurmd (tests/e2e/cluster.sh's
+# The installed .debs under a real slurmd (tests/lib/localslurm.sh's
 # throwaway cluster, whose plugstack.conf includes the system's
 # /etc/slurm/plugstack.conf.d/*.conf): slurmd loads the plugin through the
 # package's drop-in; after the admin edits the drop-in and restarts slurmd,
@@ -7,9 +7,8 @@
 # ones give one start and one stop; after `apt remove`,
 # slurmd restarts cleanly and jobs still run. Packages purged at the end.
 . "${srcdir:-.}/tests/lib/tap.sh"
-. "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 
 need_cmd apt-get dpkg dpkg-deb dpkg-query dpkg-architecture flock md5sum
 [ -f "$top_builddir/Makefile" ] || missing "a configured build tree"
@@ -17,7 +16,7 @@ need_cmd apt-get dpkg dpkg-deb dpkg-query dpkg-architecture flock md5sum
 e2e_setup
 . "${srcdir:-.}/tests/packaging/debinst.sh"
 # Purge after the cluster is down (cluster_finish), then the harness's exit.
-trap 'st=$?; debinst_cleanup; (exit $st); _e2e_on_exit' EXIT
+trap 'st=$?; debinst_cleanup; (exit $st); e2e_on_exit' EXIT
 
 apt_ok "apt install the three packages" \
 	install "$(deb slurm-spank-ebpf)" "$(deb slurm-spank-ebpf-compute)" "$(deb slurm-spank-ebpf-submit)" ||
@@ -26,7 +25,7 @@ apt_ok "apt install the three packages" \
 # A cluster whose plugstack.conf includes the system's drop-in directory,
 # and nothing else; slurmd at debug level shows SPANK's "Loaded plugin".
 cluster_start
-printf '%s\n%s\n' "$E2E_MARK (run $_e2e_token)" "include /etc/slurm/plugstack.conf.d/*.conf" \
+printf '%s\n%s\n' "$E2E_MARK (run $E2E_RUN)" "include /etc/slurm/plugstack.conf.d/*.conf" \
 	>"$E2E_DIR/etc/plugstack.conf.d/ebpf.conf"
 sed -i 's/^SlurmdDebug=.*/SlurmdDebug=debug/' "$E2E_CONF"
 m=$(log_mark)
@@ -65,7 +64,7 @@ is "refcounts seen: 1 then 0" "$(refcounts_since "$m")" "1 0"
 # Two overlapping --ebpf jobs with the installed plugin: 0->1->2->1->0,
 # one start, one stop (the end-to-end suite's scenario 4).
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
-scn_overlap pkg-overlap
+scn_overlapping pkg-overlap
 
 # apt remove: slurmd restarts without the plugin and jobs run.
 apt_ok "apt remove the three packages" remove $PKGS

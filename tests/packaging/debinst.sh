@@ -10,14 +10,9 @@ CONF=/etc/slurm/spank_ebpf.conf
 LINK=/etc/slurm/plugstack.conf.d/spank_ebpf.conf
 
 # One installing test at a time on this machine, from any build tree: the
-# machine-wide lock of tests/e2e and tests/system (deb-slurmd.sh already
-# holds it through tests/e2e/cluster.sh), then this tree's.
-if [ -z "${_e2e_t1:-}" ]; then
-	exec 6>>"${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}" ||
-		{ echo "Bail out! cannot open ${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}"; exit 1; }
-	flock -w "${E2E_LOCK_WAIT:-3600}" 6 ||
-		{ echo "Bail out! could not take ${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}"; exit 1; }
-fi
+# suites' lock (deb-slurmd.sh already holds it, through
+# tests/lib/localslurm.sh), then this tree's.
+suite_lock "${E2E_LOCK_WAIT:-3600}"
 mkdir -p "$PKG_DIR"
 exec 7>>"$PKG_DIR/install.lock"
 flock -w 1800 7 || { echo "Bail out! could not lock $PKG_DIR/install.lock"; exit 1; }

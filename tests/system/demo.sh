@@ -51,10 +51,8 @@ fi
 
 # --- the container, through the system tests' library -----------------------
 export srcdir=$top top_builddir=$builddir
-# shellcheck source=../lib/plugin.sh
-. "$top/tests/lib/plugin.sh"
-# shellcheck source=lib.sh
-. "$top/tests/system/lib.sh"
+# shellcheck source=../lib/system.sh
+. "$top/tests/lib/system.sh"
 
 sys_setup "$suite"
 diag "preparing a Debian $suite container (first run: debootstrap, about 2 minutes)"
@@ -83,11 +81,11 @@ echo "   plugin line: $(plugin_line)"
 echo
 printf '%-12s  %-7s  %-34s %-7s %-9s %-6s %s\n' time elapsed step count active progs samples
 line "no job"
-a=$(submit demo-a --ebpf) || bail "sbatch --ebpf failed"
+a=$(submit_payload demo-a --ebpf) || bail "sbatch --ebpf failed"
 line "sbatch --ebpf: job $a submitted"
 wait_started demo-a || bail "job $a did not start"
 line "job $a running"
-b=$(submit demo-b --ebpf) || bail "sbatch --ebpf failed"
+b=$(submit_payload demo-b --ebpf) || bail "sbatch --ebpf failed"
 wait_started demo-b || bail "job $b did not start"
 line "job $b running too"
 release demo-a
@@ -97,7 +95,7 @@ release demo-b
 wait_job_done "$b" || bail "job $b did not finish"
 line "job $b done"
 echo
-echo "count:   jobs in $SYS_STATE (the plugin's state file)"
+echo "count:   jobs in $STATE (the plugin's state file)"
 echo "active:  systemctl is-active $SYS_UNIT"
 echo "progs:   the exporter's eBPF programs (perf_event) it holds, or, once it is gone, those still loaded"
 echo "samples: ebpf_standin_cpu_samples_total from http://127.0.0.1:$SYS_STANDIN_PORT/metrics"
