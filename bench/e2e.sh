@@ -71,7 +71,7 @@ while [ $i -lt "$jobs" ]; do
 		diag "sbatch failed"
 	i=$((i + 1))
 done
-wait_until 600 "all $jobs jobs gone" sh -c '[ -z "$(squeue -h -o %i)" ]'
+wait_until 600 "all $jobs jobs gone" queue_empty
 t1=$(date +%s.%N)
 c1=$(cpu_ticks)
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')

@@ -21,12 +21,6 @@ pace_first=${PACE_FIRST:-10}
 pace_burst=${PACE_BURST:-16}
 pace_rounds=${PACE_ROUNDS:-3}
 
-_pace_inactive() {
-	case $(is_active) in
-	active | activating | deactivating | reloading) return 1 ;;
-	esac
-}
-
 # The null SPANK plugin of part 3 (bench/spank_null.c: job prolog and
 # epilog that return at once), built on this host against its Slurm: only
 # for a container of the same Debian release (bookworm here).
@@ -86,7 +80,7 @@ pace_stream() {
 	t1=$(date +%s.%N)
 	[ "$(_pace_ran)" -eq "$pace_jobs" ] || bail "stream $name: $(_pace_ran) of $pace_jobs tasks ran"
 	starts=$(unit_starts_since "$c")
-	wait_until $((pace_linger + 120)) "the exporter stopped after the stream" _pace_inactive ||
+	wait_until $((pace_linger + 120)) "the exporter stopped after the stream" unit_stopped ||
 		bail "the exporter did not stop after the stream"
 	stops=$(unit_stops_since "$c")
 	diag "pace stream $name: $pace_jobs jobs in $(awk -v a="$t1" -v b="$t0" 'BEGIN {printf "%.1f", a - b}') s, $starts starts, $stops stops"
@@ -97,7 +91,7 @@ pace_first_job() {
 	local mode=$1 i c j ms
 	_pace_plugin mode=opt-in "start=$mode"
 	for i in $(seq "$pace_first"); do
-		wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+		wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 		c=$(journal_mark)
 		release "pfirst-$mode-$i" # the payload ends as soon as it starts
 		j=$(submit_payload "pfirst-$mode-$i" --ebpf) || bail "sbatch --ebpf failed"
@@ -107,14 +101,14 @@ pace_first_job() {
 		diag "pace first job, start=$mode: job $j prolog $ms ms"
 		echo "pace-$suite-first-$mode prolog_ms=$ms" >>"$out"
 	done
-	wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+	wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 }
 
 pace_burst_jobs() {
 	local mode=$1 r c j ms n
 	_pace_plugin mode=opt-in "start=$mode"
 	for r in $(seq "$pace_rounds"); do
-		wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+		wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 		c=$(journal_mark)
 		j=$(_pace_array pburst "1-$pace_burst" "sleep 2" --ebpf)
 		wait_until 300 "the burst (array $j)" job_gone "$j" || bail "the burst did not finish"
@@ -125,7 +119,7 @@ pace_burst_jobs() {
 		diag "pace burst, start=$mode, round $r: $(echo $ms)"
 		printf "pace-$suite-burst-$mode prolog_ms=%s\n" $ms >>"$out"
 	done
-	wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+	wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 }
 
 # PACE_PARTS (default all three) picks among stream, first and burst.

@@ -16,7 +16,7 @@ wait_until 90 "all $tasks tasks running" all_started
 is "all $tasks tasks hold the exporter at once" "$(head -n 1 "$STATE")" "$tasks"
 is "exporter started once before any task ran" "$(for f in "$E2E_DIR"/snap/s10.*.start.calls; do calls_of "$f"; done | sort -u)" "$START"
 release s10
-wait_until 120 "array $j finished" sh -c "[ -z \"\$(squeue -h -j $j 2>/dev/null)\" ]"
+wait_job_done "$j" 120
 states=$(scontrol -o show job "$j" | grep -o 'JobState=[A-Z]*' | sort | uniq -c | sed 's/^ *//')
 is "every task completed" "$states" "$tasks JobState=COMPLETED"
 is "exactly one start and one stop" "$(calls)" "$START

@@ -37,7 +37,8 @@ m=$(log_mark)
 # leaves nothing behind.
 (exec 7>>"$STATE.lock" && flock 7 && exec sleep 12) &
 holder=$!
-sleep 0.5
+# Held once a lock of its own on the file fails (not after a guessed delay).
+wait_until 10 "the lock held by $holder" sh -c '! flock -n "$1" true' sh "$STATE.lock"
 release s17-a
 wait_job_done "$a" 60
 like "a's epilog gave up on the lock" "$(plugin_log_since "$m")" \

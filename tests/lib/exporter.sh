@@ -16,6 +16,51 @@ unit_main_pid() {
 	ct systemctl show -p MainPID --value "$SYS_UNIT"
 }
 
+# A state systemd is moving the unit out of: reading it is no answer yet
+# (a stop that takes 145 ms reads "deactivating" meanwhile).
+_exporter_transition() {
+	case $1 in
+	activating | deactivating | reloading | refreshing) return 0 ;;
+	esac
+	return 1
+}
+
+# unit_settled [UNIT]: UNIT (default the exporter's) is in a state that
+# lasts. settled_unit_state [UNIT]: that state, once it lasts, waiting
+# SETTLE_SECONDS (30) at the most; after that the transition itself, for
+# the check that reads it to fail on.
+unit_settled() {
+	! _exporter_transition "$(ct systemctl is-active "${1:-$SYS_UNIT}" 2>/dev/null)"
+}
+
+settled_unit_state() {
+	wait_until "${SETTLE_SECONDS:-30}" "${1:-$SYS_UNIT} out of a transition" unit_settled "${1:-}"
+	ct systemctl is-active "${1:-$SYS_UNIT}" 2>/dev/null
+}
+
+# unit_stopped: the exporter's unit is settled and not active (inactive,
+# failed): what waits for an asynchronous stop poll.
+unit_stopped() {
+	local st
+	st=$(is_active)
+	[ "$st" != active ] && ! _exporter_transition "$st"
+}
+
+# exporter_settle: until the unit is settled and, unless it is active, the
+# programs its process held are unloaded too (the kernel frees them after
+# the process is gone); SETTLE_SECONDS (30) at the most. The readings
+# that follow show whatever did not settle.
+exporter_settle() {
+	wait_until "${SETTLE_SECONDS:-30}" "the exporter's unit and programs to settle" _exporter_settled
+}
+
+_exporter_settled() {
+	local st
+	st=$(is_active)
+	_exporter_transition "$st" && return 1
+	[ "$st" = active ] || [ "$(unit_progs)" = 0 ]
+}
+
 # unit_progs (and progs, the same): eBPF programs of the stand-in's type
 # (perf_event, prog_type 7) attributed to this host's exporter. eBPF
 # programs are kernel-global, so a machine-wide count (bpftool prog show)
@@ -83,8 +128,10 @@ metrics_samples() {
 	echo "${m:-down}"
 }
 
-# One line: state count, unit state, programs, endpoint.
+# One line: state count, unit state, programs, endpoint; settled first
+# (exporter_settle), as every check of it wants.
 observe() {
+	exporter_settle
 	printf 'count=%s active=%s progs=%s metrics=%s' \
 		"$(state_count)" "$(is_active)" "$(progs)" "$(metrics_samples)"
 }

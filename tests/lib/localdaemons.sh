@@ -197,7 +197,8 @@ cluster_stop() {
 		if [ -n "$pids" ]; then
 			# shellcheck disable=SC2086
 			scancel $pids 2>/dev/null
-			wait_until 20 "queue empty after scancel" test -z "$(squeue -h -o %A 2>/dev/null)"
+			# A failing squeue prints its error: not taken for empty.
+			wait_until 20 "queue empty after scancel" sh -c '[ -z "$(squeue -h -o %A 2>&1)" ]'
 		fi
 	fi
 	stop_pid "$_e2e_slurmd" slurmd

@@ -35,10 +35,11 @@ held() {
 		}'
 }
 
-# view HOST: the node as the scenarios assert it: what its state file
-# holds, what its systemd says of the unit, the eBPF programs the unit's
-# process holds.
+# view HOST: the node as the scenarios assert it, once its exporter has
+# settled (exporter_settle): what its state file holds, what its systemd
+# says of the unit, the eBPF programs the unit's process holds.
 view() {
+	on "$1" exporter_settle
 	printf 'held=%s active=%s progs=%s' "$(held "$1")" "$(on "$1" is_active)" "$(on "$1" unit_progs)"
 }
 

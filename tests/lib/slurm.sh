@@ -77,6 +77,12 @@ wait_job_done() {
 	wait_until "${2:-90}" "job $1 finished, epilog included (now $(job_state "$1"))" job_gone "$1"
 }
 
+# queue_empty: squeue answers, and lists no job at all.
+queue_empty() {
+	local out
+	out=$(ct squeue -h -o %A 2>&1) && [ -z "$out" ]
+}
+
 # --- payloads ----------------------------------------------------------------
 
 # started NAME: payload NAME has begun (and, here, taken its snapshot).

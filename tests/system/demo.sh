@@ -65,10 +65,13 @@ sys_install
 sys_cluster_start
 
 # --- the timeline -----------------------------------------------------------
+# Each line's readings are taken once the exporter has settled
+# (exporter_settle): a unit still stopping reads "deactivating".
 t0=$(date +%s.%N)
 line() {
 	local now
 	now=$(date +%s.%N)
+	exporter_settle
 	printf '%s  +%5.1fs  %-34s %-7s %-9s %-6s %s\n' \
 		"$(date -d "@$now" +%H:%M:%S.%3N)" "$(awk -v a="$now" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')" \
 		"$1" "$(state_count)" "$(is_active)" "$(progs)" "$(metrics_samples)"

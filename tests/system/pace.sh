@@ -59,13 +59,16 @@ scn_linger() {
 	t_end=$(date +%s)
 	sleep $((SYS_LINGER > 4 ? SYS_LINGER - 4 : 0))
 	is "linger: $((SYS_LINGER - 4)) s after the last job: still active" "$(is_active)" active
-	wait_until $((SYS_LINGER + 60)) "the window to end" _not_active
+	# Stopped by the timer, asynchronously: a settled state, not the
+	# "deactivating" of the stop under way.
+	wait_until $((SYS_LINGER + 60)) "the window to end" unit_stopped
 	seen=$(observe)
 	diag "linger: stopped $(($(date +%s) - t_end)) s after the last job: $seen"
 	ok_if "linger: not stopped before the window ended ($(($(date +%s) - t_end)) s >= $SYS_LINGER s)" \
 		test $(($(date +%s) - t_end)) -ge $((SYS_LINGER - 1))
 	is "linger: after the window: state, unit, programs, endpoint" "$seen" \
 		"count=0 active=inactive progs=0 metrics=down"
+	wait_for 10 "the stop in the unit journal" "start stop" unit_jobs_since "$c"
 	is "linger: one start and one stop for both jobs (unit journal)" "$(unit_jobs_since "$c")" "start stop"
 	log=$(admin_log_since "$c")
 	diag "linger: spank-ebpf lines: $(echo "$log" | tr '\n' '|')"

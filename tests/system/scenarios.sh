@@ -3,10 +3,6 @@
 # Each leaves no job, the exporter inactive and the plugin line in opt-in
 # mode behind it.
 
-_not_active() {
-	[ "$(is_active)" != active ]
-}
-
 # The packages and the plugin as slurmd, sbatch and systemd see them.
 scn_installed() {
 	local c=$1 deps
@@ -172,7 +168,7 @@ scn_killed_restart() {
 	pid1=$(unit_main_pid)
 	is "kill: first job holds an active exporter" "$(is_active); $(state)" "active; $(state_of "$a")"
 	ct systemctl kill "$SYS_UNIT"
-	wait_until 20 "exporter gone after systemctl kill" _not_active
+	wait_until 20 "exporter gone after systemctl kill" unit_stopped
 	seen=$(observe)
 	diag "kill: after systemctl kill, job $a still running: $seen"
 	is "kill: exporter dead, its programs unloaded, job still recorded" \
@@ -219,13 +215,15 @@ scn_alloc() {
 	pid=$!
 	wait_started s6salloc
 	wait_for 30 "state count 1 under salloc" 1 state_count
+	# The prolog records the job before the unit's start is over.
+	exporter_settle
 	seen=$(observe)
 	diag "s6 Alloc: salloc --ebpf without a step: $seen"
 	is "s6 Alloc: salloc --ebpf without a step: state 1, active, 2 programs" \
 		"$(state_count); $(is_active); $(progs)" "1; active; 2"
 	release s6salloc
 	wait "$pid"
-	wait_for 60 "salloc's job over" "" ct squeue -h -o %A
+	wait_until 60 "salloc's job over" queue_empty
 	is "s6 Alloc: salloc over: stopped" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
 }
 
@@ -268,6 +266,10 @@ scn_timer() {
 		'^spank_ebpf_jobs(\{[^}]*\})? 0$'
 	like "timer: ... with the reconcile run counted" "$prom" \
 		'^spank_ebpf_reconcile_runs_total(\{[^}]*\})? [1-9][0-9]*$'
+	# The file is written before the service ends (systemctl start returned
+	# with the reconcile service, which only pulls this one in): its result
+	# once it has ended.
+	settled_unit_state spank-ebpf-metrics.service >/dev/null
 	is "timer: the metrics service's result" \
 		"$(ct systemctl show -p Result --value spank-ebpf-metrics.service 2>&1)" success
 	is "timer: the reconcile run touched no unit (idle node)" "$(unit_jobs_since "$SYS_SCN_MARK")" ""
