@@ -20,7 +20,7 @@
 #                   Needs no root.
 #   --install-only  install what is missing, then stop (.ci/run's first step).
 #   --groups=A,B    only these groups of the list (tests/system/demo.sh).
-#   --deps=FILE     another list in the same format (tests/run-sh.sh).
+#   --deps=FILE     another list in the same format (tests/readme-command.sh).
 # Without root it installs and runs nothing: it prints what it would need
 # and exits non-zero. The only network access is apt's.
 set -eu
