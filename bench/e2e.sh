@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end cost on a real single-node Slurm (tests/e2e/cluster.sh), as
+# End-to-end cost on a real single-node Slurm (tests/lib/localslurm.sh), as
 # root: wall time for JOBS short jobs (`sbatch --wrap true`, overlapping
 # on an OverSubscribe partition), submitted back to back, until the last
 # one is gone from squeue. One variant per run of this script:
@@ -19,8 +19,8 @@ variant=$1
 jobs=${2:-200}
 top=$(cd "$(dirname "$0")/.." && pwd)
 srcdir=${srcdir:-$top}
-. "$top/tests/lib.sh"
-. "$top/tests/e2e/cluster.sh"
+. "$top/tests/lib/tap.sh"
+. "$top/tests/lib/localslurm.sh"
 e2e_setup "$@"
 
 extra=
@@ -71,7 +71,7 @@ while [ $i -lt "$jobs" ]; do
 		diag "sbatch failed"
 	i=$((i + 1))
 done
-wait_until 600 "all $jobs jobs gone" sh -c '[ -z "$(squeue -h -o %i)" ]'
+wait_until 600 "all $jobs jobs gone" queue_empty
 t1=$(date +%s.%N)
 c1=$(cpu_ticks)
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')

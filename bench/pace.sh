@@ -1,6 +1,6 @@
 # Part 6 of the benchmarks: the exporter at the pace of real workloads,
 # on real systemd with the stand-in exporter. Sourced by bench/systemd.sh
-# once its container runs (tests/system/lib.sh's helpers, $suite, $out):
+# once its container runs (tests/lib/system.sh's helpers, $suite, $out):
 #   stream  PACE_JOBS short --ebpf jobs one after the other (a job array
 #           throttled to one task at a time): makespan and exporter starts,
 #           with no SPANK plugin at all, the null plugin of part 3 (job
@@ -21,12 +21,6 @@ pace_first=${PACE_FIRST:-10}
 pace_burst=${PACE_BURST:-16}
 pace_rounds=${PACE_ROUNDS:-3}
 
-_pace_inactive() {
-	case $(is_active) in
-	active | activating | deactivating | reloading) return 1 ;;
-	esac
-}
-
 # The null SPANK plugin of part 3 (bench/spank_null.c: job prolog and
 # epilog that return at once), built on this host against its Slurm: only
 # for a container of the same Debian release (bookworm here).
@@ -36,16 +30,16 @@ PACE_NULL_CONF=/etc/slurm/plugstack.conf.d/bench_null.conf
 # _pace_plugin none|null|ARGS...: no SPANK plugin at all; the null plugin
 # instead of this one; or this one with ARGS. slurmd restarted.
 _pace_plugin() {
-	local f=$SYS_ROOT$SYS_PLUGIN_CONF
+	local f=$NODE_ROOT$SYS_PLUGIN_CONF
 	sed -i -E 's/^#((optional|required)[[:space:]])/\1/' "$f"
-	rm -f "$SYS_ROOT$PACE_NULL_CONF"
+	rm -f "$NODE_ROOT$PACE_NULL_CONF"
 	case $1 in
 	none | null)
 		sed -i -E 's/^((optional|required)[[:space:]])/#\1/' "$f"
 		if [ "$1" = null ]; then
-			install -m 0755 "${top_builddir:-.}/bench/.libs/spank_null.so" "$SYS_ROOT$PACE_NULL_SO" ||
+			install -m 0755 "${top_builddir:-.}/bench/.libs/spank_null.so" "$NODE_ROOT$PACE_NULL_SO" ||
 				bail "no bench/.libs/spank_null.so (make check builds it)"
-			echo "optional $PACE_NULL_SO" >"$SYS_ROOT$PACE_NULL_CONF"
+			echo "optional $PACE_NULL_SO" >"$NODE_ROOT$PACE_NULL_CONF"
 		fi
 		;;
 	*) plugin_args "$@" ;;
@@ -55,7 +49,7 @@ _pace_plugin() {
 
 # Tasks of the stream that ran, by their marker files.
 _pace_ran() {
-	ls "$SYS_ROOT$SYS_JOBS" | grep -c '^pstream-'
+	ls "$NODE_ROOT$JOB_MARKS" | grep -c '^pstream-'
 }
 
 # _pace_prologs CURSOR: the prolog durations (ms) logged since CURSOR.
@@ -63,14 +57,13 @@ _pace_prologs() {
 	plugin_log_since "$1" | sed -n 's/.*spank_ebpf: prolog job [0-9]*: done in \([0-9.]*\) ms.*/\1/p'
 }
 
-# _pace_array NAME TASKS SPEC SCRIPT [SBATCH ARGS...]: a job array as the
-# test user; prints its job ID.
+# _pace_array NAME SPEC SCRIPT [SBATCH ARGS...]: a job array as the test
+# user; prints its job ID.
 _pace_array() {
-	local name=$1 spec=$2 script=$3 out
+	local name=$1 spec=$2 script=$3
 	shift 3
-	out=$(ctu timeout 60 sbatch --parsable -J "$name" --array="$spec" -o /dev/null "$@" --wrap="$script" 2>&1) ||
-		bail "sbatch --array=$spec $* failed: $out"
-	echo "${out%%;*}"
+	submit -J "$name" --array="$spec" -o /dev/null "$@" --wrap="$script" ||
+		bail "sbatch --array=$spec $* failed"
 }
 
 pace_stream() {
@@ -78,16 +71,16 @@ pace_stream() {
 	shift
 	_pace_plugin "$@"
 	case $1 in none | null) opt= ;; esac
-	rm -f "$SYS_ROOT$SYS_JOBS"/pstream-*
+	rm -f "$NODE_ROOT$JOB_MARKS"/pstream-*
 	c=$(journal_mark)
 	t0=$(date +%s.%N)
-	j=$(_pace_array pstream "1-$pace_jobs%1" "touch $SYS_JOBS/pstream-\$SLURM_ARRAY_TASK_ID" $opt)
-	wait_until 3600 "the stream of $pace_jobs jobs (array $j)" _sys_job_gone "$j" ||
+	j=$(_pace_array pstream "1-$pace_jobs%1" "touch $JOB_MARKS/pstream-\$SLURM_ARRAY_TASK_ID" $opt)
+	wait_until 3600 "the stream of $pace_jobs jobs (array $j)" job_gone "$j" ||
 		bail "the stream did not finish"
 	t1=$(date +%s.%N)
 	[ "$(_pace_ran)" -eq "$pace_jobs" ] || bail "stream $name: $(_pace_ran) of $pace_jobs tasks ran"
 	starts=$(unit_starts_since "$c")
-	wait_until $((pace_linger + 120)) "the exporter stopped after the stream" _pace_inactive ||
+	wait_until $((pace_linger + 120)) "the exporter stopped after the stream" unit_stopped ||
 		bail "the exporter did not stop after the stream"
 	stops=$(unit_stops_since "$c")
 	diag "pace stream $name: $pace_jobs jobs in $(awk -v a="$t1" -v b="$t0" 'BEGIN {printf "%.1f", a - b}') s, $starts starts, $stops stops"
@@ -98,35 +91,35 @@ pace_first_job() {
 	local mode=$1 i c j ms
 	_pace_plugin mode=opt-in "start=$mode"
 	for i in $(seq "$pace_first"); do
-		wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+		wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 		c=$(journal_mark)
 		release "pfirst-$mode-$i" # the payload ends as soon as it starts
-		j=$(submit "pfirst-$mode-$i" --ebpf) || bail "sbatch --ebpf failed"
+		j=$(submit_payload "pfirst-$mode-$i" --ebpf) || bail "sbatch --ebpf failed"
 		wait_job_done "$j" 120 || bail "job $j did not finish"
 		ms=$(_pace_prologs "$c")
-		[ -n "$ms" ] || { _sys_show "$(plugin_log_since "$c")"; bail "job $j: no 'prolog job $j: done in' line"; }
+		[ -n "$ms" ] || { show "$(plugin_log_since "$c")"; bail "job $j: no 'prolog job $j: done in' line"; }
 		diag "pace first job, start=$mode: job $j prolog $ms ms"
 		echo "pace-$suite-first-$mode prolog_ms=$ms" >>"$out"
 	done
-	wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+	wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 }
 
 pace_burst_jobs() {
 	local mode=$1 r c j ms n
 	_pace_plugin mode=opt-in "start=$mode"
 	for r in $(seq "$pace_rounds"); do
-		wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+		wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 		c=$(journal_mark)
 		j=$(_pace_array pburst "1-$pace_burst" "sleep 2" --ebpf)
-		wait_until 300 "the burst (array $j)" _sys_job_gone "$j" || bail "the burst did not finish"
+		wait_until 300 "the burst (array $j)" job_gone "$j" || bail "the burst did not finish"
 		ms=$(_pace_prologs "$c")
 		n=$(printf '%s\n' "$ms" | grep -c .)
 		[ "$n" -eq "$pace_burst" ] ||
-			{ _sys_show "$(plugin_log_since "$c")"; bail "burst $j: $n prolog figures, not $pace_burst"; }
+			{ show "$(plugin_log_since "$c")"; bail "burst $j: $n prolog figures, not $pace_burst"; }
 		diag "pace burst, start=$mode, round $r: $(echo $ms)"
 		printf "pace-$suite-burst-$mode prolog_ms=%s\n" $ms >>"$out"
 	done
-	wait_until 60 "an idle node" _pace_inactive || bail "the exporter did not stop"
+	wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 }
 
 # PACE_PARTS (default all three) picks among stream, first and burst.

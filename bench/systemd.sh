@@ -2,7 +2,7 @@
 # Part 5 of the benchmarks: what the first and the last job on a node pay
 # for the real transition, `systemctl start`/`stop` on real systemd, as
 # the plugin's prolog and epilog see it. Boots the system tests' container
-# (tests/system/lib.sh: a Debian root with systemd as PID 1, Slurm, the
+# (tests/lib/system.sh: a Debian root with systemd as PID 1, Slurm, the
 # plugin's Debian packages built from this tree and installed), then runs
 # CYCLES single `sbatch --ebpf` jobs one after the other, so each one
 # starts and stops the unit, for two units:
@@ -31,8 +31,8 @@ out=${BENCH_OUT:-/dev/null}
 # (tests/system/trixie.sh says why).
 export SYSTEM_SLURMD_DEBUG=verbose
 [ "$suite" = bookworm ] || export SYSTEM_SLURMD_SYSLOG_DEBUG=verbose
-. "$srcdir/tests/lib.sh"
-. "$srcdir/tests/system/lib.sh"
+. "$srcdir/tests/lib/tap.sh"
+. "$srcdir/tests/lib/system.sh"
 
 sys_setup "$suite"
 sys_cache
@@ -42,7 +42,7 @@ sys_install
 sys_cluster_start
 echo "systemd-$suite-versions slurm=$SLURM_VERSION systemd=$(ct dpkg-query -W -f='${Version}' systemd)" >>"$out"
 
-cat >"$RUN/root/etc/systemd/system/bench-floor.service" <<'EOT'
+cat >"$NODE_ROOT/etc/systemd/system/bench-floor.service" <<'EOT'
 [Unit]
 Description=slurm-spank-ebpf benchmark: the cheapest unit systemd can start
 
@@ -60,13 +60,13 @@ cycles() {
 	for i in $(seq "$cycles"); do
 		c=$(journal_mark)
 		release "b$name$i" # the payload ends as soon as it starts
-		j=$(submit "b$name$i" --ebpf) || bail "sbatch --ebpf failed"
+		j=$(submit_payload "b$name$i" --ebpf) || bail "sbatch --ebpf failed"
 		wait_job_done "$j" 120 || bail "job $j did not finish"
 		log=$(plugin_log_since "$c")
 		start=$(echo "$log" | sed -n 's/.* started in \([0-9]*\) ms$/\1/p')
 		stop=$(echo "$log" | sed -n 's/.* stopped in \([0-9]*\) ms$/\1/p')
 		if [ -z "$start" ] || [ -z "$stop" ]; then
-			_sys_show "$log"
+			show "$log"
 			bail "job $j: no started/stopped line from the plugin"
 		fi
 		diag "$name cycle $i: job $j: start $start ms, stop $stop ms"

@@ -3,7 +3,7 @@
 # playbook (contrib/ansible): clean under its strictest (production)
 # profile; every exception is a `# noqa:` with its reason beside it in the
 # role. The role's run against real hosts: tests/cluster/ansible.sh.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 need_cmd ansible-lint
 top=${srcdir:-.}
 tmp=$(mktemp -d) || exit 1

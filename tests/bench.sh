@@ -6,7 +6,7 @@
 # pass or fail); what is judged is that each figure exists, and the one
 # count that does not depend on the machine: the syscalls of a job
 # without --ebpf.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 
 top=${srcdir:-.}
 builddir=${top_builddir:-$top}

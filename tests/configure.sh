@@ -3,7 +3,7 @@
 # missing header, the version read from SLURM_VERSION_NUMBER (full and
 # major.minor), the plugin directory (given or detected) in the summary,
 # and a refusal of releases older than 22.05.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 need_cmd cp grep tar
 
 work=$(mktemp -d)

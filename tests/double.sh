@@ -5,7 +5,7 @@
 # stderr), run as the plugin runs it (clean environment). And the unit
 # test that asserts "every call ran under the state lock" fails when the
 # double cannot check, instead of passing on an unchecked lock.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 
 need_cmd flock
 DOUBLE=${SYSTEMCTL_DOUBLE:-${srcdir:-.}/tests/bin/systemctl-double}

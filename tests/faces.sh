@@ -12,7 +12,7 @@
 # with another plugin's, and with mode=always. The e2e and system suites
 # run the same faces under a real Slurm; this one needs none, so a face
 # reading the wrong variable fails here first.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 need_root
 face=${SPANK_FACE:-${top_builddir:-.}/tests/face/spank-face}
 so=${SPANK_EBPF_SO:-${top_builddir:-.}/src/spank/.libs/spank_ebpf.so}
@@ -58,11 +58,11 @@ program() {
 	env -i $(job_env "$hook" "$job" "$@") "$cmd" -c "$d/plugstack.conf" 2>>"$d/log"
 }
 
-held() {
+state_words() {
 	if [ -s "$d/state" ]; then tr '\n' ' ' <"$d/state" | sed 's/ $//'; else echo 0; fi
 }
 
-calls() {
+call_verbs() {
 	if [ -s "$d/bin/calls.log" ]; then cut -d' ' -f1 "$d/bin/calls.log" | tr '\n' ' ' | sed 's/ $//'; fi
 }
 
@@ -73,29 +73,29 @@ reset() {
 for f in plugin program; do
 	reset
 	"$f" prolog 42 "" -- "$OPT="
-	is "$f: prolog with $OPT (empty): job 42 held, exporter started" "$(held); $(calls)" "1 42; start"
+	is "$f: prolog with $OPT (empty): job 42 held, exporter started" "$(state_words); $(call_verbs)" "1 42; start"
 	"$f" epilog 42 "" -- "$OPT="
-	is "$f: epilog: released, exporter stopped" "$(held); $(calls)" "0; start stop"
+	is "$f: epilog: released, exporter stopped" "$(state_words); $(call_verbs)" "0; start stop"
 	like "$f: the hooks' lines name the job" "$(cat "$d/log")" "info: $(hold_taken_re 42)"
 
 	reset
 	"$f" prolog 43 "" -- "${OPT#SPANK_}=(null)"
-	is "$f: prolog with the unprefixed variable: held" "$(held); $(calls)" "1 43; start"
+	is "$f: prolog with the unprefixed variable: held" "$(state_words); $(call_verbs)" "1 43; start"
 	"$f" epilog 43 "" -- "${OPT#SPANK_}=(null)"
 
 	reset
 	"$f" prolog 44 "" --
-	is "$f: prolog without the variable: nothing held, systemctl not run" "$(held); $(calls)" "0; "
+	is "$f: prolog without the variable: nothing held, systemctl not run" "$(state_words); $(call_verbs)" "0; "
 	"$f" prolog 45 "" -- SPANK__SLURM_SPANK_OPTION_pyxis_container_image=x SPANK_OPTION_ebpf=
-	is "$f: another plugin's option, or a look-alike name: nothing held" "$(held); $(calls)" "0; "
+	is "$f: another plugin's option, or a look-alike name: nothing held" "$(state_words); $(call_verbs)" "0; "
 	"$f" epilog 44 "" --
-	is "$f: epilog of a job that held nothing: nothing run" "$(held); $(calls)" "0; "
+	is "$f: epilog of a job that held nothing: nothing run" "$(state_words); $(call_verbs)" "0; "
 
 	reset
 	"$f" prolog 46 "mode=always" --
-	is "$f: mode=always without the variable: held" "$(held); $(calls)" "1 46; start"
+	is "$f: mode=always without the variable: held" "$(state_words); $(call_verbs)" "1 46; start"
 	"$f" epilog 46 "mode=always" --
-	is "$f: mode=always, epilog: released" "$(held); $(calls)" "0; start stop"
+	is "$f: mode=always, epilog: released" "$(state_words); $(call_verbs)" "0; start stop"
 done
 
 # Both faces on one job (a site running the plugin and the Prolog=
@@ -103,27 +103,27 @@ done
 reset
 plugin prolog 50 "" -- "$OPT="
 program prolog 50 "" -- "$OPT="
-is "plugin and program, same job: held once, one start" "$(held); $(calls)" "1 50; start"
+is "plugin and program, same job: held once, one start" "$(state_words); $(call_verbs)" "1 50; start"
 program epilog 50 "" -- "$OPT="
 plugin epilog 50 "" -- "$OPT="
-is "... released once, one stop" "$(held); $(calls)" "0; start stop"
+is "... released once, one stop" "$(state_words); $(call_verbs)" "0; start stop"
 
 # The explicit command form (a site's wrapper script).
 reset
 printf 'optional /usr/lib/slurm/spank_ebpf.so %s\n' "$args" >"$d/plugstack.conf"
 env -i SLURM_JOB_ID=51 "$OPT=" "$cmd" -c "$d/plugstack.conf" prolog 2>>"$d/log"
-is "spank-ebpf prolog (the command named): held" "$(held); $(calls)" "1 51; start"
+is "spank-ebpf prolog (the command named): held" "$(state_words); $(call_verbs)" "1 51; start"
 env -i SLURM_JOB_ID=51 "$OPT=" "$cmd" -c "$d/plugstack.conf" epilog 2>>"$d/log"
-is "spank-ebpf epilog: released" "$(held); $(calls)" "0; start stop"
+is "spank-ebpf epilog: released" "$(state_words); $(call_verbs)" "0; start stop"
 
 # The timer's face: linger-end with the plugin's settings ends a window.
 reset
 plugin prolog 60 "linger=30" -- "$OPT="
 plugin epilog 60 "linger=30" -- "$OPT="
 is "linger=30: the last job leaves, the exporter stays, a timer armed" \
-	"$(held); $(calls); $(grep -c -- '--on-active=30 ' "$d/bin/systemd-run.log")" "0; start; 1"
+	"$(state_words); $(call_verbs); $(grep -c -- '--on-active=30 ' "$d/bin/systemd-run.log")" "0; start; 1"
 sed -i 's/^end [0-9]*$/end 1/' "$d/state.linger"
 env -i "$cmd" linger-end $args linger=30 2>>"$d/log"
-is "linger-end at the window's end: stopped" "$(held); $(calls)" "0; start stop"
+is "linger-end at the window's end: stopped" "$(state_words); $(call_verbs)" "0; start stop"
 like "... and says so in its context" "$(cat "$d/log")" 'spank_ebpf: linger-end: stopping ebpf_exporter after 30 s without jobs'
 done_testing

@@ -10,7 +10,7 @@
 #   face includes the other's headers.
 # Prints the layers, lowest first (a module only uses modules of lower
 # layers), as TAP comments.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 src=${srcdir:-.}/src
 [ -d "$src/common" ] || missing "the source tree (srcdir)"
 

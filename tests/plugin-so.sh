@@ -2,7 +2,7 @@
 # The built spank_ebpf.so: exports only what Slurm looks up, no static
 # option table, does not link libslurm, full RELRO, and loads with every
 # other undefined symbol resolvable from a Slurm process.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 
 so=${SPANK_EBPF_SO:-src/spank/.libs/spank_ebpf.so}
 need_cmd nm readelf

@@ -20,13 +20,14 @@
 #                   Needs no root.
 #   --install-only  install what is missing, then stop (.ci/run's first step).
 #   --groups=A,B    only these groups of the list (tests/system/demo.sh).
-#   --deps=FILE     another list in the same format (tests/run-sh.sh).
+#   --deps=FILE     another list in the same format (tests/readme-command.sh).
 # Without root it installs and runs nothing: it prints what it would need
 # and exits non-zero. The only network access is apt's.
 set -eu
 # The same from a login shell as from `env -i PATH=... HOME=/root`: the
 # build and the suite run in one locale and umask of their own (the tests
-# set them again, tests/lib.sh), apt in C, whose messages this script reads.
+# set them again: tests/lib/tap.sh), apt in C, whose messages this script
+# reads.
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 unset LANGUAGE
 umask 022

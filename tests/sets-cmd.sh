@@ -5,7 +5,8 @@
 # Prolog= program get it, status and metrics per set, linger-end --set,
 # and spank-ebpf exporter SET (what the template unit runs) exec'ing the
 # exporter with the set's configs and address.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 need_root
 need_cmd python3 promtool
 face=${SPANK_FACE:-${top_builddir:-.}/tests/face/spank-face}

@@ -1,8 +1,7 @@
 #!/bin/bash
 # Multi-host tests on Debian bookworm (Slurm 22.05): ctl, node1 and node2,
-# each a container with real systemd; see tests/cluster/lib.sh.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/system/lib.sh"
-. "${srcdir:-.}/tests/cluster/lib.sh"
+# each a container with real systemd; see tests/lib/multihost.sh.
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/multihost.sh"
 . "${srcdir:-.}/tests/cluster/scenarios.sh"
 cl_main bookworm

@@ -1,69 +1,7 @@
-# The multi-host scenarios (tests/cluster/lib.sh: ctl, node1, node2). Each
+# The multi-host scenarios (tests/lib/multihost.sh: ctl, node1, node2). Each
 # starts from: the plugin in opt-in mode on both nodes, slurmd restarted,
 # the submit package on ctl (c1 and c2 remove it first), no job, every
 # node's state empty and its exporter inactive; and leaves the same behind.
-
-IDLE='held={} active=inactive progs=0'
-
-# held_while HOST IDS...: the view of a node that holds the exporter for
-# those jobs.
-held_while() {
-	shift
-	echo "held=$(ids "$@") active=active progs=2"
-}
-
-usable() {
-	case $(nstate "$1") in
-	idle | mixed | allocated) echo usable ;;
-	*) nstate "$1" ;;
-	esac
-}
-
-# A job with a step of one task on each of both nodes (the payload NAME),
-# after a first step on both that only runs true.
-N2_STEPS='srun -N2 --ntasks-per-node=1 /bin/true && srun -N2 --ntasks-per-node=1 /usr/local/bin/cl-payload'
-
-# n2_job TAG WHAT SBATCH-ARGS...: a job on both nodes (N2_STEPS), asserted
-# on both while it runs (holds it, exporter active as the payload started)
-# and after (idle; one start and one stop in the unit's journal). Sets J.
-n2_job() {
-	local tag=$1 what=$2 h
-	shift 2
-	cl_mark
-	J=$(sb "$tag" -N2 "$@" --wrap "$N2_STEPS $tag") || { is "$tag: sbatch -N2 $* accepted" no yes; return 1; }
-	wait_started_on "$tag" node1 node2
-	for h in $CL_NODES; do
-		is "$tag: $what, job $J running: $h holds the exporter once" "$(view "$h")" "$(held_while "$h" "$J")"
-		is "$tag: $h: exporter active as the payload started" "$(unit_at_start "$h" "$tag")" active
-	done
-	release_all "$tag"
-	wait_done "$J"
-	is "$tag: job completed" "$(jstate "$J")" COMPLETED
-	for h in $CL_NODES; do
-		is "$tag: after the job: $h idle; one start, one stop" "$(view "$h"); $(unit_jobs "$h")" "$IDLE; start stop"
-	done
-}
-
-ctl_submit_pkg() {
-	case $1 in
-	on)
-		[ "$(cl_installed ctl)" = "slurm-spank-ebpf slurm-spank-ebpf-submit" ] && return 0
-		cl_install ctl slurm-spank-ebpf slurm-spank-ebpf-submit || bail "installing the submit package on ctl failed"
-		;;
-	off)
-		[ -z "$(cl_installed ctl)" ] && return 0
-		cl_remove ctl slurm-spank-ebpf-submit slurm-spank-ebpf || bail "removing the plugin from ctl failed"
-		;;
-	esac
-}
-
-# Every node idle: no hold, exporter inactive, no program.
-all_idle() {
-	local h
-	for h in $CL_NODES; do
-		[ "$(view "$h")" = "$IDLE" ] || return 1
-	done
-}
 
 # c0: what each host has, as dpkg, slurmd and sbatch see it.
 cs_installed() {
@@ -94,7 +32,7 @@ cs_submit_host() {
 	like "c1: without the plugin on ctl: unrecognized option '--ebpf'" "$out" "unrecognized option '--ebpf'"
 	is "c1: without the plugin on ctl: nothing queued" "$(on ctl ct squeue -h -o %i 2>&1)" ""
 	unlike "c1: without the plugin on ctl: slurmctld saw no submission" \
-		"$(on ctl slurm_ctld_since "${CL_MARK[ctl]}")" '_slurm_rpc_submit_batch_job'
+		"$(on ctl slurmctld_log_since "${CL_MARK[ctl]}")" '_slurm_rpc_submit_batch_job'
 	unlike "c1: without the plugin on ctl: sbatch --help has no --ebpf" "$(on ctl ctu sbatch --help 2>&1)" '--ebpf'
 
 	before=$(ctl_daemons)
@@ -114,21 +52,6 @@ cs_submit_host() {
 	is "c1: job completed" "$(jstate "$j")" COMPLETED
 	is "c1: after the job: node1 idle" "$(view node1)" "$IDLE"
 	is "c1: node1: one start, one stop; node2: none" "$(unit_jobs node1); $(unit_jobs node2)" "start stop; "
-}
-
-# munge's and slurmctld's PIDs and restart counts on ctl.
-ctl_daemons() {
-	local u
-	for u in munge slurmctld; do
-		printf '%s pid=%s restarts=%s\n' "$u" \
-			"$(on ctl ct systemctl show -p MainPID --value "$u")" \
-			"$(on ctl ct systemctl show -p NRestarts --value "$u")"
-	done
-}
-
-# By identifier, not -u (see plugin_log_since, tests/system/lib.sh).
-slurm_ctld_since() {
-	_sys_ident_msgs "$1" slurmctld
 }
 
 # c2: mode=always on the compute nodes, nothing on the submit host: every
@@ -241,7 +164,7 @@ cs_slurmd_restart() {
 # StartTime).
 _older_than() {
 	local t
-	t=$(on ctl ct scontrol -o show job "$2" | grep -o 'StartTime=[^ ]*' | cut -d= -f2)
+	t=$(on ctl job_field "$2" StartTime)
 	[ -n "$t" ] && [ $(($(date +%s) - $(date -d "$t" +%s))) -gt "$1" ]
 }
 
@@ -274,7 +197,7 @@ cs_reboot() {
 	wait_done "$b" 60
 	st=$(jstate "$b")
 	diag "c7: Slurm ended job $b as $st; node2: $(nstate node2) ($(on ctl node_reason node2)); slurmctld said:"
-	_sys_show "$(on ctl slurm_ctld_since "${CL_MARK[ctl]}" | grep -E "node2|JobId=$b" | head -n 12)"
+	show "$(on ctl slurmctld_log_since "${CL_MARK[ctl]}" | grep -E "node2|JobId=$b" | head -n 12)"
 	is "c7: Slurm ended the job of the rebooted node (--no-requeue): node failure" "$st" NODE_FAIL
 	is "c7: no hold left on node2, its exporter never started since the boot" \
 		"$(view node2); $(unit_jobs node2)" "$IDLE; "
@@ -283,7 +206,7 @@ cs_reboot() {
 	if [ "$(usable node2)" != usable ]; then
 		on ctl ct scontrol update nodename=node2 state=resume
 	fi
-	on ctl wait_until 60 "node2 usable" _sys_node_ready node2
+	on ctl wait_until 60 "node2 usable" node_usable node2
 	is "c7: node2 usable again" "$(usable node2)" usable
 	release_all c7a
 	wait_done "$a"

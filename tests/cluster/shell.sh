@@ -1,7 +1,7 @@
 #!/bin/bash
 # A throwaway three-host cluster to try configurations on (as root):
 #   tests/cluster/shell.sh [bookworm|trixie|sid]     (or: make cluster-shell CLUSTER_SUITE=trixie)
-# Boots ctl, node1 and node2 as the multi-host tests do (tests/cluster/lib.sh),
+# Boots ctl, node1 and node2 as the multi-host tests do (tests/lib/multihost.sh),
 # the packages installed by role (compute on the nodes, submit on ctl), runs
 # no scenario (CLUSTER_SCENARIOS="c3 ..." to run some first), prints a root
 # shell command for each host and waits; `rm` the printed hold file or

@@ -1,9 +1,8 @@
 #!/bin/bash
 # Multi-host tests on Debian sid (Slurm 26.05): ctl, node1 and node2,
-# each a container with real systemd; see tests/cluster/lib.sh.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/system/lib.sh"
-. "${srcdir:-.}/tests/cluster/lib.sh"
+# each a container with real systemd; see tests/lib/multihost.sh.
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/multihost.sh"
 . "${srcdir:-.}/tests/cluster/scenarios.sh"
 # From 24.11 slurmd logs a prolog's stderr only at debug2
 # (docs/OPERATING.md, "Logging").

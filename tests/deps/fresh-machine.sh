@@ -28,28 +28,26 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${FRESH_CACHE:-/var/cache/slurm-spank-ebpf-tests/fresh}
 tests=${FRESH_TESTS:-'$(unit_tests) $(shell_tests) $(fuzz_replays) tests/packaging/man.sh'}
 
-say() { printf '%s: %s\n' "$me" "$*"; }
-die() {
-	say "$*" >&2
-	exit 1
-}
-[ "$(id -u)" -eq 0 ] || die "run me as root (debootstrap, overlayfs, systemd-nspawn)"
+# Its messages as "tests/deps/fresh-machine.sh: ..." lines (diag, bail).
+TAP_PLAIN=$me
+. "$top/tests/lib/tap.sh"
+[ "$(id -u)" -eq 0 ] || bail "run me as root (debootstrap, overlayfs, systemd-nspawn)"
 for c in debootstrap systemd-nspawn git mount; do
-	command -v "$c" >/dev/null 2>&1 || die "needs $c (tests/run.sh --install-only installs it)"
+	command -v "$c" >/dev/null 2>&1 || bail "needs $c (tests/run.sh --install-only installs it)"
 done
-git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || die "needs a git clone (it tests a clean clone of HEAD)"
+git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || bail "needs a git clone (it tests a clean clone of HEAD)"
 
 # The mirror of this host's release, as the system tests find it.
-. "$top/tests/system/lib.sh"
+. "$top/tests/lib/rootfs.sh"
 mirror=$(sys_mirror) || true
-[ -n "$mirror" ] || die "no Debian mirror for this release in /etc/apt/sources.list*"
+[ -n "$mirror" ] || bail "no Debian mirror for this release in /etc/apt/sources.list*"
 
 if [ -n "${FRESH_REFRESH:-}" ] || [ ! -x "$cache/root/usr/bin/apt-get" ]; then
-	say "debootstrap --variant=minbase bookworm $cache/root"
+	diag "debootstrap --variant=minbase bookworm $cache/root"
 	rm -rf "$cache/root.new"
 	mkdir -p "$cache"
 	debootstrap --variant=minbase bookworm "$cache/root.new" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
-		die "debootstrap failed (log: $cache/debootstrap.log)"
+		bail "debootstrap failed (log: $cache/debootstrap.log)"
 	rm -rf "$cache/root"
 	mv "$cache/root.new" "$cache/root"
 fi
@@ -70,10 +68,9 @@ for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.l
 	[ -f "$f" ] && cp "$f" "$merged$f"
 done
 git clone -q "$top" "$merged/root/src"
-say "clean clone of $(git -C "$top" rev-parse --short HEAD) ($(git -C "$top" rev-parse --abbrev-ref HEAD)) in a fresh minbase bookworm; log: $run/log"
+diag "clean clone of $(git -C "$top" rev-parse --short HEAD) ($(git -C "$top" rev-parse --abbrev-ref HEAD)) in a fresh minbase bookworm; log: $run/log"
 
-mkdir -p /run/systemd/nspawn
-[ "$(stat -f -c %T /run/systemd/nspawn)" = tmpfs ] || mount -t tmpfs -o mode=0755 tmpfs /run/systemd/nspawn
+nspawn_prep
 set +e
 systemd-nspawn -q -D "$merged" --register=no --keep-unit --pipe \
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
@@ -92,5 +89,5 @@ systemd-nspawn -q -D "$merged" --register=no --keep-unit --pipe \
 	' sh "$tests" </dev/null 2>&1 | tee "$run/log"
 st=${PIPESTATUS[0]}
 set -e
-say "exit status $st; log: $run/log"
+diag "exit status $st; log: $run/log"
 exit "$st"

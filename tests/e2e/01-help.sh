@@ -1,10 +1,9 @@
 #!/bin/bash
 # Scenario 1: sbatch, salloc and srun --help list --ebpf (the option is
 # registered, not only exported as a static table).
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
 
 for cmd in sbatch salloc srun; do
 	help=$(e2e_guard; timeout 30 "$cmd" --help 2>&1)

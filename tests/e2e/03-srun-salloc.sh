@@ -1,33 +1,31 @@
 #!/bin/bash
 # Scenario 3: srun --ebpf (job created by srun), and salloc --ebpf followed
 # by srun inside the allocation.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
+
+# one_step WHAT NAME CMD...: CMD (srun, or salloc ... srun) runs the
+# payload NAME as the one step of an --ebpf job: the hold spans the step,
+# with one start before it and one stop after the job.
+one_step() {
+	local what=$1 name=$2 out j
+	shift 2
+	reset_calls
+	out=$(e2e_guard; timeout 60 "$@" "$PAYLOAD" "$name" 2>&1)
+	like "$what ran the payload" "$out" "^payload $name done\$"
+	j=$(snap "$name.jobid")
+	is "$what: state held the job during the step" "$(snap "$name.start.state")" "$(state_of "$j")"
+	is "$what: exporter started before the step ran" "$(calls_of "$E2E_DIR/snap/$name.start.calls"); $(snap "$name.start.active")" "$START; yes"
+	wait_job_done "$j"
+	is "$what: one start, one stop, state empty" "$(calls); $(state); $(unit_active)" "$START
+$STOP; 0; no"
+}
 
 # srun --ebpf: the job is the step's.
-reset_calls
-out=$(e2e_guard; timeout 60 srun -J s3-srun --ebpf "$PAYLOAD" s3-srun 2>&1)
-like "srun --ebpf ran the payload" "$out" '^payload s3-srun done$'
-j=$(snap s3-srun.jobid)
-is "srun --ebpf: state held the job during the step" "$(snap s3-srun.start.state)" "$(state_of "$j")"
-is "srun --ebpf: exporter started before the step ran" "$(calls_of "$E2E_DIR/snap/s3-srun.start.calls"); $(snap s3-srun.start.active)" "$START; yes"
-wait_job_done "$j"
-is "srun --ebpf: one start, one stop, state empty" "$(calls); $(state); $(unit_active)" "$START
-$STOP; 0; no"
-
+one_step "srun --ebpf" s3-srun srun -J s3-srun --ebpf
 # salloc --ebpf, then srun inside: the step inherits the option.
-reset_calls
-out=$(e2e_guard; timeout 60 salloc -J s3-salloc --ebpf srun "$PAYLOAD" s3-salloc 2>&1)
-like "salloc --ebpf + srun ran the payload" "$out" '^payload s3-salloc done$'
-j=$(snap s3-salloc.jobid)
-is "salloc --ebpf + srun: state held the job during the step" "$(snap s3-salloc.start.state)" "$(state_of "$j")"
-is "salloc --ebpf + srun: exporter started before the step ran" "$(calls_of "$E2E_DIR/snap/s3-salloc.start.calls"); $(snap s3-salloc.start.active)" "$START; yes"
-wait_job_done "$j"
-is "salloc --ebpf + srun: one start, one stop, state empty" "$(calls); $(state); $(unit_active)" "$START
-$STOP; 0; no"
+one_step "salloc --ebpf + srun" s3-salloc salloc -J s3-salloc --ebpf srun
 
 # Two steps of one --ebpf allocation: one hold for the job, not per step.
 reset_calls

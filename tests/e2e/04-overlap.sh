@@ -2,10 +2,9 @@
 # Scenario 4: two overlapping sbatch --ebpf jobs: state 0->1->2->1->0, one
 # start before the first payload, no stop while the second runs, one stop
 # after the last.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
-scn_overlap s4
+e2e_start
+scn_overlapping s4
 cluster_finish

@@ -2,11 +2,9 @@
 # Scenario 5: jobs without --ebpf in opt-in mode leave no trace: no
 # systemctl call, no state change, no spank_ebpf line above debug in the
 # slurmd log (SlurmdDebug=info: info lines show, debug lines do not).
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
 
 like "slurmd log shows the plugin's info lines" "$(cat "$SLURMD_LOG")" \
 	"spank_ebpf: slurmd: version [0-9.]+ loaded: mode=opt-in unit=$UNIT state=$STATE systemctl=$SYSTEMCTL"

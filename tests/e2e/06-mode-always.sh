@@ -1,11 +1,9 @@
 #!/bin/bash
 # Scenario 6: mode=always: jobs without the option start and stop the
 # exporter.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start mode=always
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start mode=always
 
 like "slurmd log: mode=always" "$(cat "$SLURMD_LOG")" "spank_ebpf: slurmd: version [0-9.]+ loaded: mode=always "
 reset_calls
@@ -13,7 +11,7 @@ j=$(submit -J s6 "$PAYLOAD" s6 s6)
 wait_started s6
 is "sbatch without --ebpf: the state holds the job while it runs" "$(state)" "$(state_of "$j")"
 is "sbatch without --ebpf: exporter started before the payload" "$(calls_of "$E2E_DIR/snap/s6.start.calls"); $(snap s6.start.active)" "$START; yes"
-open_gate s6
+release s6
 wait_job_done "$j"
 is "sbatch without --ebpf: one start, one stop, state empty" "$(calls); $(state); $(unit_active)" "$START
 $STOP; 0; no"

@@ -1,11 +1,9 @@
 #!/bin/bash
 # Scenario 8: scancel of a running --ebpf job: the hold is released and the
 # exporter stopped.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
 
 reset_calls
 m=$(log_mark)
@@ -19,5 +17,5 @@ is "payload did not finish" "$(test -e "$E2E_DIR/snap/s8.end.time" && echo finis
 like "epilog ran for it" "$(plugin_log_since "$m")" "$(hold_released_re "$j")"
 is "one start, one stop, state empty, exporter inactive" "$(calls); $(state); $(unit_active)" "$START
 $STOP; 0; no"
-ok_if "node not drained" _node_ok
+ok_if "node not drained" node_ok
 cluster_finish

@@ -2,17 +2,15 @@
 # Scenario 9: scontrol requeue of a running --ebpf job: the requeued run
 # takes the hold again under the same job ID, nothing leaks or doubles, the
 # exporter ends stopped; alone, then next to another --ebpf job.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
 
 # rerun ID NAME: requeue the job, make it eligible now (a requeued job
 # otherwise waits about two minutes), wait for its second run to end.
 rerun() {
 	scontrol requeue "$1"
-	wait_until 30 "job $1 pending again" sh -c "[ \"\$(scontrol -o show job $1 | grep -o 'JobState=[A-Z]*')\" = JobState=PENDING ]"
+	wait_for 30 "job $1 pending again" PENDING job_state "$1"
 	scontrol update JobId="$1" StartTime=now
 	wait_until 60 "requeued run of $2 done" test -e "$E2E_DIR/snap/$2.r1.end.time"
 	wait_job_done "$1"
@@ -47,7 +45,7 @@ rerun "$j" s9-a
 is "with another job: requeued job completed" "$(job_state "$j") restarts=$(job_field "$j" Restarts)" "COMPLETED restarts=1"
 is "with another job: its second run saw both holds" "$(snap s9-a.r1.start.state)" "$(state_of "$j" "$b")"
 is "with another job: back to {b}, exporter never stopped" "$(state); $(calls); $(unit_active)" "$(state_of "$b"); $START; yes"
-open_gate s9-b
+release s9-b
 wait_job_done "$b"
 is "with another job: refcount 1 2 1 2 1 0" "$(refcounts_since "$m")" "1 2 1 2 1 0"
 is "with another job: one start, one stop, state empty" "$(calls); $(state); $(unit_active)" "$START

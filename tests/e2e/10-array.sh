@@ -1,15 +1,13 @@
 #!/bin/bash
 # Scenario 10: a job array of 32 --ebpf tasks running together: exactly one
 # start and one stop, state empty at the end.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
 
 tasks=32
 all_started() {
-	[ "$(ls "$E2E_DIR"/snap/s10.*.start.time 2>/dev/null | wc -l)" -ge "$tasks" ]
+	[ "$(ls "$JOB_MARKS"/s10.*.started 2>/dev/null | wc -l)" -ge "$tasks" ]
 }
 reset_calls
 m=$(log_mark)
@@ -17,8 +15,8 @@ j=$(submit -J s10 --ebpf --array=1-$tasks "$PAYLOAD" s10 s10)
 wait_until 90 "all $tasks tasks running" all_started
 is "all $tasks tasks hold the exporter at once" "$(head -n 1 "$STATE")" "$tasks"
 is "exporter started once before any task ran" "$(for f in "$E2E_DIR"/snap/s10.*.start.calls; do calls_of "$f"; done | sort -u)" "$START"
-open_gate s10
-wait_until 120 "array $j finished" sh -c "[ -z \"\$(squeue -h -j $j 2>/dev/null)\" ]"
+release s10
+wait_job_done "$j" 120
 states=$(scontrol -o show job "$j" | grep -o 'JobState=[A-Z]*' | sort | uniq -c | sed 's/^ *//')
 is "every task completed" "$states" "$tasks JobState=COMPLETED"
 is "exactly one start and one stop" "$(calls)" "$START

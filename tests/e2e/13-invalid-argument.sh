@@ -2,9 +2,8 @@
 # Scenario 13: a plugstack line with an invalid argument: slurmd starts, the
 # error names the argument, jobs run (with and without --ebpf), no drain, no
 # systemctl call. Then a bad value for a known key, after a slurmd restart.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 e2e_setup
 
 check_disabled() {
@@ -22,7 +21,7 @@ check_disabled() {
 	wait_job_done "$k"
 	is "$tag: jobs completed" "$(job_state "$j") $(job_state "$k")" "COMPLETED COMPLETED"
 	is "$tag: no systemctl call, no state file" "$(calls); $(state)" "; missing"
-	ok_if "$tag: node not drained (state $(node_state), reason '$(node_reason)')" _node_ok
+	ok_if "$tag: node not drained (state $(node_state), reason '$(node_reason)')" node_ok
 	like "$tag: the job prolog says the plugin is disabled" "$(cat "$SLURMD_LOG")" \
 		"error: spank_ebpf: prolog: invalid plugstack argument \"$arg\": .*plugin disabled, nothing done"
 }
@@ -31,7 +30,7 @@ cluster_start colour=blue
 check_disabled colour=blue "unknown key" s13-key
 
 # A known key with a bad value, as an admin would change it: edit, restart.
-plugin_line timeout=forever
+write_plugin_line timeout=forever
 restart_slurmd
 is "slurmd restarted with the new line" "$(node_state)" idle
 check_disabled timeout=forever "timeout must be a whole number of seconds" s13-value

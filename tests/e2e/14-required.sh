@@ -1,8 +1,8 @@
 #!/bin/bash
 # Scenario 14: the plugin declared required instead of optional: scenarios
 # 2 and 12 still hold (the plugin never fails a hook, so nothing drains).
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 . "${srcdir:-.}/tests/e2e/scenarios.sh"
 e2e_setup
 E2E_CONTROL=required cluster_start timeout=2

@@ -2,11 +2,9 @@
 # Extra: srun --ebpf inside a plain salloc (no --ebpf). The prolog sees the
 # step's option, the epilog the job's (none): the epilog must still find
 # the hold in the state file and release it.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
 
 reset_calls
 m=$(log_mark)

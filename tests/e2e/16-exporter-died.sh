@@ -3,11 +3,9 @@
 # cgroup); the next --ebpf job to join starts it again, and the last job
 # still stops it once. (Joins to a live unit start nothing: scenarios 4,
 # 9 and 10 run with the same cgroup emulation.)
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
-e2e_setup
-cluster_start
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
+e2e_start
 
 reset_calls
 a=$(submit -J s16-a --ebpf "$PAYLOAD" s16-a s16-a)
@@ -26,10 +24,10 @@ is-active $UNIT count=2 locked=yes
 start $UNIT count=2 locked=yes"
 is "the second job's payload saw the exporter running, with its cgroup" \
 	"$(snap s16-b.start.active) $(test -d "$CGROUP_UNIT" && echo cgroup)" "yes cgroup"
-open_gate s16-a
+release s16-a
 wait_job_done "$a"
 is "no stop while the second job runs" "$(ncalls stop) $(unit_active)" "0 yes"
-open_gate s16-b
+release s16-b
 wait_job_done "$b"
 is "one stop after the last job, state empty, cgroup gone" \
 	"$(ncalls stop); $(state); $(unit_active); $(test -d "$CGROUP_UNIT" && echo cgroup)" "1; 0; no; "

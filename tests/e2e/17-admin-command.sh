@@ -6,23 +6,18 @@
 # stops the unit. A job that still runs keeps its hold throughout.
 # `status --json` is read with python3's json, `metrics` checked by
 # promtool.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
-. "${srcdir:-.}/tests/e2e/scenarios.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 need_cmd python3 promtool
 need_admin_cmd
-e2e_setup
 # lock_timeout must exceed 3 x timeout; small, so the epilog gives up fast.
-cluster_start timeout=1 lock_timeout=4
+e2e_start timeout=1 lock_timeout=4
 CONF=$E2E_DIR/etc/plugstack.conf.d/ebpf.conf
 
 admin() { # admin ARGS...: sets out, err, rc
 	# The node's name as slurmd's Prolog= programs get it.
 	out=$(SLURMD_NODENAME=$NODE "$CMD" -c "$CONF" "$@" 2>"$E2E_DIR/out/admin.err") && rc=0 || rc=$?
 	err=$(cat "$E2E_DIR/out/admin.err")
-}
-json() {
-	printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" 2>&1
 }
 
 admin status
@@ -42,8 +37,9 @@ m=$(log_mark)
 # leaves nothing behind.
 (exec 7>>"$STATE.lock" && flock 7 && exec sleep 12) &
 holder=$!
-sleep 0.5
-open_gate s17-a
+# Held once a lock of its own on the file fails (not after a guessed delay).
+wait_until 10 "the lock held by $holder" sh -c '! flock -n "$1" true' sh "$STATE.lock"
+release s17-a
 wait_job_done "$a" 60
 like "a's epilog gave up on the lock" "$(plugin_log_since "$m")" \
 	'error: spank_ebpf: epilog job [0-9]+: gave up waiting 4 s for the lock'
@@ -82,7 +78,7 @@ is "... no call: the unit stays for b" "$(ncalls stop)" 0
 
 # b ends normally; then a leaked hold on a node with no job left: the
 # reconcile stops the unit.
-open_gate s17-b
+release s17-b
 wait_job_done "$b"
 is "b's epilog stopped the unit" "$(ncalls stop) $(state | head -n 1)" "1 0"
 printf '1\n%s\n' "$a" >"$STATE.new" && mv "$STATE.new" "$STATE"

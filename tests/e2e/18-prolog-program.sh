@@ -4,8 +4,8 @@
 # at all and mode=always in its own line: two overlapping jobs give
 # 0 -> 1 -> 2 -> 1 -> 0 with one start and one stop under the lock; a
 # failing unit never fails a job or drains the node (exit 0).
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 need_admin_cmd
 e2e_setup
 HOOKCONF=$E2E_DIR/etc/hook.conf
@@ -28,13 +28,7 @@ is "first payload saw the exporter started, under the lock" "$(calls_of "$E2E_DI
 is "second payload saw state {a,b}, no second start" \
 	"$(snap s18-b.start.state); $(calls_of "$E2E_DIR/snap/s18-b.start.calls")" \
 	"$(state_of "$a" "$b"); start $UNIT count=1 locked=yes"
-open_gate s18-a
-wait_job_done "$a"
-is "first job done: state {b}, no stop" "$(state); $(ncalls stop)" "$(state_of "$b"); 0"
-open_gate s18-b
-wait_job_done "$b"
-is "one start, one stop" "$(calls)" "start $UNIT count=1 locked=yes
-stop $UNIT count=0 locked=yes"
+end_in_turn "$a" s18-a "$b" s18-b "first job done: state {b}, no stop" "one start, one stop"
 is "the Prolog=/Epilog= program's own log: 1 2 1 0" "$(hook_refcounts)" "1 2 1 0"
 like "... with the job IDs" "$(cat "$HOOKLOG")" "info: $(hold_taken_re "$a")"
 is "both jobs completed" "$(job_state "$a") $(job_state "$b")" "COMPLETED COMPLETED"

@@ -5,8 +5,8 @@
 # a Prolog= program does not get the job's SPANK options, so it cannot
 # see --ebpf) and count each job once: two overlapping jobs give
 # 0 -> 1 -> 2 -> 1 -> 0 and one start and one stop in all.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 need_admin_cmd
 e2e_setup
 hook_wrapper "$E2E_DIR/etc/plugstack.conf.d/ebpf.conf"
@@ -25,13 +25,7 @@ for j in "$a" "$b"; do
 	is "job $j: both faces ran its prolog; one took it, the other found it held" \
 		"$(printf '%s\n' "$hooks" | grep -cE "$(hold_taken_re "$j")") $(printf '%s\n' "$hooks" | grep -c "spank_ebpf: prolog job $j: the job already holds $UNIT; refcount stays")" "2 1"
 done
-open_gate s19-a
-wait_job_done "$a"
-is "first job gone: state {b}, no stop" "$(state); $(ncalls stop)" "$(state_of "$b"); 0"
-open_gate s19-b
-wait_job_done "$b"
-is "one start, one stop in all" "$(calls)" "start $UNIT count=1 locked=yes
-stop $UNIT count=0 locked=yes"
+end_in_turn "$a" s19-a "$b" s19-b "first job gone: state {b}, no stop" "one start, one stop in all"
 refs=$(cat "$HOOKLOG" "$SLURMD_LOG" | refcounts_of | tr ' ' '\n' | sort | tr '\n' ' ')
 is "four changes of the set in all (1 2 1 0, whichever face made them)" "$refs" "0 1 1 2 "
 is "state empty, unit inactive" "$(state); $(unit_active)" "0; no"

@@ -5,11 +5,10 @@
 # stops nor starts it; an earlier window's timer does not end a later
 # window; slurmd restarted inside a window changes nothing; the window's
 # end stops the unit once.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 need_admin_cmd
-e2e_setup
-cluster_start linger=3
+e2e_start linger=3
 RUNLOG=$DBL/systemd-run.log
 
 # The timer's command, as systemd-run was asked to run it, with the built
@@ -26,7 +25,7 @@ reset_calls
 m=$(log_mark)
 a=$(submit -J s20-a --ebpf "$PAYLOAD" s20-a s20-a)
 wait_started s20-a
-open_gate s20-a
+release s20-a
 wait_job_done "$a"
 like "the last job leaves: the exporter is kept" "$(plugin_log_since "$m")" 'spank_ebpf: epilog job [0-9]+: keeping ebpf_exporter for 3 s$'
 is "... no stop, unit active, window recorded" "$(calls); $(unit_active); $(test -e "$STATE.linger" && echo window)" \
@@ -43,7 +42,7 @@ is "... its payload saw the exporter and no second start" "$(snap s20-b.start.ac
 	"yes; start $UNIT count=1 locked=yes"
 fire 1
 is "the first window's timer fires while b runs: nothing stopped" "$(ncalls stop) $(unit_active)" "0 yes"
-open_gate s20-b
+release s20-b
 wait_job_done "$b"
 is "b leaves: a second window" "$(wc -l <"$RUNLOG") $(ncalls stop)" "2 0"
 

@@ -5,12 +5,11 @@
 # --node, no SLURMD_NODENAME, no SPANK_EBPF_NODE. spank-ebpf asks slurmd
 # its name (scontrol show slurmd) and heals a leaked hold; asking squeue
 # about the host name instead left it "cannot tell" forever.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/e2e/cluster.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/e2e/lib.sh"
 need_admin_cmd
 export E2E_NODENAME=e2enode E2E_NODEHOSTNAME=e2ehost
-e2e_setup
-cluster_start
+e2e_start
 CONF=$E2E_DIR/etc/plugstack.conf.d/ebpf.conf
 is "the node is e2enode (NodeHostname e2ehost) for Slurm, $(hostname -s) for the host" \
 	"$(sinfo -h -N -o '%N %n' | sort -u)" "e2enode e2ehost"
@@ -38,6 +37,6 @@ out=$(env -u SLURMD_NODENAME SPANK_EBPF_NODE=e2enode "$CMD" -c "$CONF" status 2>
 is "SPANK_EBPF_NODE=e2enode: status healthy, the running job here" "$rc $(echo "$out" | grep "^job $k:")" "0 job $k: RUNNING"
 out=$(env -u SLURMD_NODENAME SPANK_EBPF_NODE=nosuchnode "$CMD" -c "$CONF" status 2>&1) && rc=0 || rc=$?
 is "SPANK_EBPF_NODE=nosuchnode: used as given, so Slurm cannot answer: exit 2" "$rc" 2
-open_gate s21k
+release s21k
 wait_job_done "$k"
 cluster_finish

@@ -1,11 +1,8 @@
 #!/bin/bash
 # Scenarios shared by several tests/e2e scripts (the same checks under
 # PrologFlags=Alloc, or with the plugin declared `required`). Each expects
-# a running cluster (cluster.sh), the double in "ok" behaviour and no job
-# in the state file, and leaves it that way. TAG keeps names apart.
-
-START="start $UNIT count=1 locked=yes"
-STOP="stop $UNIT count=0 locked=yes"
+# a running cluster (tests/e2e/lib.sh), the double in "ok" behaviour and
+# no job in the state file, and leaves it that way. TAG keeps names apart.
 
 # Scenario 2: one sbatch --ebpf job.
 scn_sbatch_one() {
@@ -17,7 +14,7 @@ scn_sbatch_one() {
 	is "$tag: state holds the job while it runs" "$(state)" "$(state_of "$j")"
 	is "$tag: exporter started once, before the payload ran (under the lock)" "$(calls_of "$E2E_DIR/snap/$tag.start.calls")" "$START"
 	is "$tag: exporter active while the job runs" "$(snap "$tag.start.active")" yes
-	open_gate "$tag"
+	release "$tag"
 	wait_job_done "$j"
 	is "$tag: job completed" "$(job_state "$j")" COMPLETED
 	is "$tag: one start, then one stop after the job" "$(calls)" "$START
@@ -30,7 +27,7 @@ $STOP"
 }
 
 # Scenario 4: two overlapping sbatch --ebpf jobs.
-scn_overlap() {
+scn_overlapping() {
 	local tag=$1 m a b tstart tstop
 	reset_calls
 	m=$(log_mark)
@@ -43,13 +40,13 @@ scn_overlap() {
 	is "$tag: second job's payload saw state {a,b} and no second start" \
 		"$(snap "$tag-b.start.state"); $(calls_of "$E2E_DIR/snap/$tag-b.start.calls")" \
 		"$(state_of "$a" "$b"); $START"
-	open_gate "$tag-a"
+	release "$tag-a"
 	wait_job_done "$a"
 	is "$tag: first job completed" "$(job_state "$a")" COMPLETED
 	is "$tag: second job still running" "$(job_state "$b")" RUNNING
 	is "$tag: after the first job: state {b}, no stop, exporter active" \
 		"$(state); $(calls); $(unit_active)" "$(state_of "$b"); $START; yes"
-	open_gate "$tag-b"
+	release "$tag-b"
 	wait_job_done "$b"
 	is "$tag: second job completed" "$(job_state "$b")" COMPLETED
 	is "$tag: second job's payload never saw a stop" "$(calls_of "$E2E_DIR/snap/$tag-b.end.calls")" "$START"
@@ -92,16 +89,11 @@ scn_epilog_without_prolog() {
 	is "$tag: running job still holds the exporter, which was not stopped" \
 		"$(state); $(calls); $(unit_active)" "$(state_of "$a"); $START; yes"
 	is "$tag: running job unaffected" "$(job_state "$a")" RUNNING
-	open_gate "$tag-a"
+	release "$tag-a"
 	wait_job_done "$a"
 	is "$tag: after the running job: one stop, state empty" "$(calls); $(state); $(unit_active)" \
 		"$START
 $STOP; 0; no"
-}
-
-_node_ok() {
-	case $(node_state) in idle | mixed) ;; *) return 1 ;; esac
-	[ -z "$(node_reason)" ]
 }
 
 # Scenario 12: the double fails, then hangs past timeout= (the cluster
@@ -122,7 +114,7 @@ scn_systemctl_failure() {
 			"$([ "$b" = fail ] && printf 'start %s\nshow %s\nstop %s' "$UNIT" "$UNIT" "$UNIT" ||
 				printf 'start %s\nstop %s' "$UNIT" "$UNIT")"
 		is "$tag/$b: state empty afterwards" "$(state)" 0
-		ok_if "$tag/$b: node not drained (state $(node_state), reason '$(node_reason)')" _node_ok
+		ok_if "$tag/$b: node not drained (state $(node_state), reason '$(node_reason)')" node_ok
 		unlike "$tag/$b: no prolog/epilog failure in the slurmd log" "$(log_since "$m")" "$HOOK_FAILED"
 		unlike "$tag/$b: no drain in the slurmctld log" "$(cat "$SLURMCTLD_LOG")" "$HOOK_FAILED"
 		log=$(plugin_log_since "$m")

@@ -20,7 +20,7 @@
 #   EXPORTER_GO       the go command (default /usr/local/go/bin/go)
 #   EXPORTER_REFRESH  set: rebuild even when the cache is good
 #   SYSTEM_MIRROR     Debian mirror for the build root (default: the one
-#                     apt uses on this host, as tests/system/lib.sh finds it)
+#                     apt uses on this host, as tests/lib/rootfs.sh finds it)
 #
 # How it builds:
 # 1. The module and every module it needs are downloaded on the host, by
@@ -110,11 +110,11 @@ EXP_FIXTURES=$EXP_TOP/tests/exporter/fixtures
 EXP_LOCK_WAIT=${EXPORTER_LOCK_WAIT:-3600}
 EXP_PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
-say() {
+note() {
 	echo "# $*"
 }
 
-die() {
+fatal() {
 	echo "build.sh: error: $*" >&2
 	exit 1
 }
@@ -125,55 +125,55 @@ log_tail() {
 	tail -n "${2:-25}" "$1" | sed 's/^/    /' >&2
 }
 
-# run DESC CMD...: CMD with its output appended to the log; on failure, the
+# logged DESC CMD...: CMD with its output appended to the log; on failure, the
 # log's tail and an error naming DESC.
-run() {
+logged() {
 	local desc=$1
 	shift
 	echo "+ $*" >>"$LOG"
 	if ! "$@" >>"$LOG" 2>&1; then
 		log_tail "$LOG"
-		die "$desc failed (log: $LOG)"
+		fatal "$desc failed (log: $LOG)"
 	fi
 }
 
 # --- checks ------------------------------------------------------------------
 
-[ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, systemd-nspawn, eBPF)"
+[ "$(id -u)" -eq 0 ] || fatal "must run as root (debootstrap, systemd-nspawn, eBPF)"
 for c in debootstrap systemd-nspawn flock sha256sum mktemp; do
-	command -v "$c" >/dev/null 2>&1 || die "command $c not found (PATH=$PATH)"
+	command -v "$c" >/dev/null 2>&1 || fatal "command $c not found (PATH=$PATH)"
 done
-[ -x "$EXP_GO" ] || die "no go command at $EXP_GO (set EXPORTER_GO)"
+[ -x "$EXP_GO" ] || fatal "no go command at $EXP_GO (set EXPORTER_GO)"
 case $EXP_VERSION in
 v[0-9]*.[0-9]*.[0-9]*) ;;
-*) die "EXPORTER_VERSION=$EXP_VERSION: want a module version such as v2.5.1" ;;
+*) fatal "EXPORTER_VERSION=$EXP_VERSION: want a module version such as v2.5.1" ;;
 esac
 for c in $EXP_CONFIGS; do
 	case $c in
-	*[!A-Za-z0-9_-]* | "") die "bad config name '$c' in EXPORTER_CONFIGS" ;;
+	*[!A-Za-z0-9_-]* | "") fatal "bad config name '$c' in EXPORTER_CONFIGS" ;;
 	esac
 done
 case $(uname -m) in
 x86_64) EXP_ARCH=x86 ;;
 aarch64) EXP_ARCH=arm64 ;;
-*) die "unsupported architecture $(uname -m)" ;;
+*) fatal "unsupported architecture $(uname -m)" ;;
 esac
-[ -r /sys/kernel/btf/vmlinux ] || die "no kernel BTF (/sys/kernel/btf/vmlinux): cannot generate vmlinux.h"
+[ -r /sys/kernel/btf/vmlinux ] || fatal "no kernel BTF (/sys/kernel/btf/vmlinux): cannot generate vmlinux.h"
 
 EXP_OUT=$EXP_CACHE/$EXP_VERSION-r$EXP_RECIPE
 EXP_BIN=$EXP_OUT/bin/ebpf_exporter
 EXP_CONF=$EXP_OUT/configs
 
-mkdir -p "$EXP_CACHE" || die "cannot create $EXP_CACHE"
-exec 8>>"$EXP_CACHE/.lock" || die "cannot open $EXP_CACHE/.lock"
+mkdir -p "$EXP_CACHE" || fatal "cannot create $EXP_CACHE"
+exec 8>>"$EXP_CACHE/.lock" || fatal "cannot open $EXP_CACHE/.lock"
 if ! flock -w "$EXP_LOCK_WAIT" 8; then
-	die "could not take $EXP_CACHE/.lock within ${EXP_LOCK_WAIT}s (another build.sh?)"
+	fatal "could not take $EXP_CACHE/.lock within ${EXP_LOCK_WAIT}s (another build.sh?)"
 fi
 
 # The fixtures' names and a checksum of their sources.
 EXP_FIXTURE_NAMES=$(cd "$EXP_FIXTURES" 2>/dev/null && ls *.bpf.c 2>/dev/null | sed 's/\.bpf\.c$//' | tr '\n' ' ' | sed 's/ $//')
 for c in $EXP_FIXTURE_NAMES; do
-	[ -f "$EXP_FIXTURES/$c.yaml" ] || die "fixture $c.bpf.c has no $c.yaml in $EXP_FIXTURES"
+	[ -f "$EXP_FIXTURES/$c.yaml" ] || fatal "fixture $c.bpf.c has no $c.yaml in $EXP_FIXTURES"
 done
 
 # The result's key: what makes it. The configs' list is sorted.
@@ -196,7 +196,7 @@ exp_cached() {
 }
 
 if exp_cached; then
-	say "ebpf_exporter $EXP_VERSION: cached in $EXP_OUT (configs: $EXP_CONFIGS)"
+	note "ebpf_exporter $EXP_VERSION: cached in $EXP_OUT (configs: $EXP_CONFIGS)"
 	echo "ebpf_exporter=$EXP_BIN configs=$EXP_CONF"
 	exit 0
 fi
@@ -206,18 +206,18 @@ fi
 T0=$(date +%s)
 NEW=$EXP_OUT.new
 rm -rf "$NEW"
-mkdir -p "$NEW/bin" "$NEW/configs" "$NEW/work" || die "cannot create $NEW"
+mkdir -p "$NEW/bin" "$NEW/configs" "$NEW/work" || fatal "cannot create $NEW"
 LOG=$NEW/build.log
 : >"$LOG"
-say "building ebpf_exporter $EXP_VERSION (recipe $EXP_RECIPE) in $NEW (log: $LOG)"
+note "building ebpf_exporter $EXP_VERSION (recipe $EXP_RECIPE) in $NEW (log: $LOG)"
 
-# tests/system/lib.sh: sys_mirror (the Debian mirror apt uses here) and
-# _sys_nspawn_prep. Sourcing it only defines things.
-# shellcheck source=../system/lib.sh
-. "$EXP_TOP/tests/system/lib.sh"
+# tests/lib/rootfs.sh: sys_mirror (the Debian mirror apt uses here) and
+# nspawn_prep. Sourcing it only defines things.
+# shellcheck source=../lib/rootfs.sh
+. "$EXP_TOP/tests/lib/rootfs.sh"
 
 GOROOT_HOST=$("$EXP_GO" env GOROOT 2>>"$LOG") && [ -d "$GOROOT_HOST" ] ||
-	die "$EXP_GO env GOROOT failed: $(tail -n 3 "$LOG")"
+	fatal "$EXP_GO env GOROOT failed: $(tail -n 3 "$LOG")"
 
 # The build root: trixie with the C side of the build.
 exp_buildroot() {
@@ -231,16 +231,16 @@ exp_buildroot() {
 	fi
 	t0=$(date +%s)
 	mirror=$(sys_mirror) || true
-	[ -n "$mirror" ] || die "no Debian mirror found in /etc/apt/sources.list* (set SYSTEM_MIRROR)"
-	say "building the $EXP_ROOT_SUITE build root in $dir (debootstrap, then apt-get)"
+	[ -n "$mirror" ] || fatal "no Debian mirror found in /etc/apt/sources.list* (set SYSTEM_MIRROR)"
+	note "building the $EXP_ROOT_SUITE build root in $dir (debootstrap, then apt-get)"
 	new=$dir.new
 	rm -rf "$new"
 	mkdir -p "$new"
-	run "debootstrap $EXP_ROOT_SUITE" debootstrap --variant=minbase "$EXP_ROOT_SUITE" "$new/root" "$mirror"
+	logged "debootstrap $EXP_ROOT_SUITE" debootstrap --variant=minbase "$EXP_ROOT_SUITE" "$new/root" "$mirror"
 	printf 'deb %s %s main\ndeb %s %s-backports main\n' "$mirror" "$EXP_ROOT_SUITE" \
 		"$mirror" "$EXP_ROOT_SUITE" >"$new/root/etc/apt/sources.list"
-	_sys_nspawn_prep
-	run "apt-get install in the build root" systemd-nspawn -q -D "$new/root" --register=no --keep-unit --pipe \
+	nspawn_prep
+	logged "apt-get install in the build root" systemd-nspawn -q -D "$new/root" --register=no --keep-unit --pipe \
 		-E DEBIAN_FRONTEND=noninteractive -E LANG=C.UTF-8 -E PATH="$EXP_PATH" \
 		/bin/sh -c "apt-get -q -o Acquire::Check-Valid-Until=false update &&
 			apt-get -q install -y --no-install-recommends $EXP_ROOT_PKGS &&
@@ -249,7 +249,7 @@ exp_buildroot() {
 	echo "$key" >"$new/stamp"
 	rm -rf "$dir"
 	mv "$new" "$dir"
-	say "build root ready in $(($(date +%s) - t0)) s ($(du -sh "$EXP_ROOT" | cut -f1))"
+	note "build root ready in $(($(date +%s) - t0)) s ($(du -sh "$EXP_ROOT" | cut -f1))"
 }
 
 # 1. The module and its dependencies, on the host, into the module cache
@@ -281,16 +281,16 @@ if [ "$rc" -ne 0 ] || printf '%s\n' "$json" | grep -q '"Error"'; then
 fi
 MODDIR=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 REVISION=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Hash": "\([0-9a-f]*\)",\{0,1\}$/\1/p' | head -n 1)
-[ -n "$MODDIR" ] && [ -f "$MODDIR/go.mod" ] || die "go mod download gave no module directory (log: $LOG)"
+[ -n "$MODDIR" ] && [ -f "$MODDIR/go.mod" ] || fatal "go mod download gave no module directory (log: $LOG)"
 SRC=$NEW/work/src
-cp -r "$MODDIR" "$SRC" && chmod -R u+w "$SRC" || die "cannot copy $MODDIR to $SRC"
+cp -r "$MODDIR" "$SRC" && chmod -R u+w "$SRC" || fatal "cannot copy $MODDIR to $SRC"
 LIBBPFGO=$(sed -n 's/^[[:space:]]*github.com\/aquasecurity\/libbpfgo \(v[^ ]*\).*/\1/p' "$SRC/go.mod")
 echo "+ (cd $SRC && go mod download)" >>"$LOG"
 if ! (cd "$SRC" && exp_go mod download -x) >>"$LOG" 2>&1; then
 	log_tail "$LOG"
-	die "\`go mod download\` of $EXP_MODULE@$EXP_VERSION's dependencies failed (log: $LOG)"
+	fatal "\`go mod download\` of $EXP_MODULE@$EXP_VERSION's dependencies failed (log: $LOG)"
 fi
-say "module $EXP_MODULE@$EXP_VERSION (revision ${REVISION:-?}, libbpfgo ${LIBBPFGO:-?}) and its dependencies downloaded in $(($(date +%s) - t0)) s"
+note "module $EXP_MODULE@$EXP_VERSION (revision ${REVISION:-?}, libbpfgo ${LIBBPFGO:-?}) and its dependencies downloaded in $(($(date +%s) - t0)) s"
 
 # 2. Build and compile inside the build root, offline.
 exp_buildroot
@@ -338,7 +338,7 @@ mkdir -p "$NEW/work/out" "$NEW/work/fixtures"
 [ -z "$EXP_FIXTURE_NAMES" ] || cp "$EXP_FIXTURES"/* "$NEW/work/fixtures/"
 mv "$NEW/bin" "$NEW/configs" "$NEW/work/out/"
 t0=$(date +%s)
-_sys_nspawn_prep
+nspawn_prep
 if ! systemd-nspawn -q -D "$EXP_ROOT" --register=no --keep-unit --pipe --private-network \
 	--volatile=overlay \
 	--bind-ro="$GOROOT_HOST" --bind-ro="$GOMOD:/gomod" --bind="$EXP_CACHE/gocache:/gocache" \
@@ -351,11 +351,11 @@ if ! systemd-nspawn -q -D "$EXP_ROOT" --register=no --keep-unit --pipe --private
 	-E EXP_FIXTURE_NAMES="$EXP_FIXTURE_NAMES" \
 	/bin/sh /work/inside.sh </dev/null >>"$LOG" 2>&1; then
 	log_tail "$LOG" 30
-	die "building in the $EXP_ROOT_SUITE build root failed (log: $LOG)"
+	fatal "building in the $EXP_ROOT_SUITE build root failed (log: $LOG)"
 fi
 mv "$NEW/work/out/bin" "$NEW/work/out/configs" "$NEW/"
 cp "$NEW/work/include/vmlinux.h" "$NEW/vmlinux.h"
-say "built with $(grep -m 1 '^libbpf-dev' "$LOG") in $(($(date +%s) - t0)) s: static binary ($(du -h "$NEW/bin/ebpf_exporter" | cut -f1)), configs $EXP_CONFIGS, fixtures $EXP_FIXTURE_NAMES"
+note "built with $(grep -m 1 '^libbpf-dev' "$LOG") in $(($(date +%s) - t0)) s: static binary ($(du -h "$NEW/bin/ebpf_exporter" | cut -f1)), configs $EXP_CONFIGS, fixtures $EXP_FIXTURE_NAMES"
 
 # 3. Every config attaches here: --config.check --config.strict, one at a
 # time (so that the error names the config), capabilities dropped after
@@ -367,7 +367,7 @@ for c in $EXP_CONFIGS; do
 	if ! env -u NOTIFY_SOCKET timeout 60 "$NEW/bin/ebpf_exporter" --config.check --config.strict \
 		--capabilities.keep=none --config.dir="$NEW/configs" --config.names="$c" >>"$LOG" 2>&1; then
 		log_tail "$LOG" 10
-		die "config $c does not attach on this kernel ($(uname -r)): \`$cmd\` failed (log: $LOG)"
+		fatal "config $c does not attach on this kernel ($(uname -r)): \`$cmd\` failed (log: $LOG)"
 	fi
 done
 # The positive control: a config that cannot attach fails the same check.
@@ -381,19 +381,19 @@ case " $EXP_FIXTURE_NAMES " in
 	printf '%s\n' "$out" >>"$LOG"
 	if [ "$rc" -eq 0 ] || ! printf '%s\n' "$out" | grep -q "Missed attachments (module:prog): $c:"; then
 		log_tail "$LOG" 10
-		die "the $c fixture passed --config.check --config.strict (exit $rc): the check proves nothing (log: $LOG)"
+		fatal "the $c fixture passed --config.check --config.strict (exit $rc): the check proves nothing (log: $LOG)"
 	fi
 	;;
 esac
-say "configs checked on this kernel ($(uname -r)) with --config.strict in $(($(date +%s) - t0)) s"
+note "configs checked on this kernel ($(uname -r)) with --config.strict in $(($(date +%s) - t0)) s"
 
 # 4. Stamp (key, then checksums of every file it vouches for) and rename.
 rm -rf "$NEW/work"
 {
 	exp_key
 	(cd "$NEW" && find bin configs vmlinux.h -type f | sort | xargs sha256sum)
-} >"$NEW/stamp.new" && mv "$NEW/stamp.new" "$NEW/stamp" || die "cannot write $NEW/stamp"
+} >"$NEW/stamp.new" && mv "$NEW/stamp.new" "$NEW/stamp" || fatal "cannot write $NEW/stamp"
 rm -rf "$EXP_OUT"
-mv "$NEW" "$EXP_OUT" || die "cannot rename $NEW to $EXP_OUT"
-say "ebpf_exporter $EXP_VERSION built and cached in $EXP_OUT in $(($(date +%s) - T0)) s (log: $EXP_OUT/build.log)"
+mv "$NEW" "$EXP_OUT" || fatal "cannot rename $NEW to $EXP_OUT"
+note "ebpf_exporter $EXP_VERSION built and cached in $EXP_OUT in $(($(date +%s) - T0)) s (log: $EXP_OUT/build.log)"
 echo "ebpf_exporter=$EXP_BIN configs=$EXP_CONF"

@@ -6,7 +6,7 @@
 # declaration is left (and none points at a missing .so), client commands
 # still work; `apt purge` leaves no file behind. Everything this test
 # installed is purged at the end, whatever happens.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 
 need_root

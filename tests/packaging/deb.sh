@@ -3,7 +3,7 @@
 # the release tarball, lintian-clean (no error, no warning; every override
 # justified), with the file lists, conffiles and dependency fields the
 # design says (see spank_ebpf(8), INSTALLATION and FILES).
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 
 need_cmd dpkg-buildpackage dpkg-deb dpkg-parsechangelog dpkg-architecture dh lintian fakeroot flock
@@ -68,7 +68,7 @@ like "orig tarball is make dist's" "$(ls "$D")" "^slurm-spank-ebpf_$VERSION\\.or
 # would let SchedMD's slurm-smd meet one bound and Debian's Slurm the other.
 # The family, told apart here by the -dev package installed (the rules ask
 # dpkg who owns the header the compiler read).
-field() { dpkg-deb -f "$1" "$2"; }
+deb_field() { dpkg-deb -f "$1" "$2"; }
 range() { echo "$1 (>= $SLURM_MAJMIN), $1 (<< $SLURM_NEXT)"; }
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
 if installed libslurm-dev; then
@@ -79,21 +79,21 @@ else
 	family=unknown s_base='?' s_compute='?' s_submit='?'
 fi
 diag "Slurm headers on this host: $family's"
-libc=$(field "$base" Depends | sed -n 's/^\(libc6 ([^)]*)\), .*/\1/p')
+libc=$(deb_field "$base" Depends | sed -n 's/^\(libc6 ([^)]*)\), .*/\1/p')
 like "base Depends: libc found by shlibs (libslurm is not linked)" "$libc" '^libc6 \(>= [0-9.]+\)$'
 is "base Depends: libc, then $family's Slurm $SLURM_MAJMIN plugins, both bounds on one package" \
-	"$(field "$base" Depends)" "$libc, $(range "$s_base")"
-is "compute Depends: base, systemd, $family's slurmd $SLURM_MAJMIN" "$(field "$compute" Depends)" \
+	"$(deb_field "$base" Depends)" "$libc, $(range "$s_base")"
+is "compute Depends: base, systemd, $family's slurmd $SLURM_MAJMIN" "$(deb_field "$compute" Depends)" \
 	"slurm-spank-ebpf (= $V), systemd, $(range "$s_compute")"
-is "submit Depends: base, $family's client commands $SLURM_MAJMIN" "$(field "$submit" Depends)" \
+is "submit Depends: base, $family's client commands $SLURM_MAJMIN" "$(deb_field "$submit" Depends)" \
 	"slurm-spank-ebpf (= $V), $(range "$s_submit")"
 for p in "$base" "$compute" "$submit"; do
-	unlike "$(basename "$p" | sed 's/_.*//'): no alternative (|) in Depends" "$(field "$p" Depends)" '\|'
+	unlike "$(basename "$p" | sed 's/_.*//'): no alternative (|) in Depends" "$(deb_field "$p" Depends)" '\|'
 done
 
 for p in "$base" "$compute" "$submit"; do
 	b=$(basename "$p" | sed 's/_.*//')
-	is "$b: Version $V" "$(field "$p" Version)" "$V"
+	is "$b: Version $V" "$(deb_field "$p" Version)" "$V"
 	ctl=$(dpkg-deb -I "$p" control 2>&1)
 	like "$b: control readable" "$ctl" "^Package: $b\$"
 	unlike "$b: no Pre-Depends, Conflicts, Breaks, Replaces" "$ctl" '^(Pre-Depends|Conflicts|Breaks|Replaces):'
@@ -108,8 +108,8 @@ for p in "$base" "$compute" "$submit"; do
 	fi
 	dpkg-deb -x "$p" "$tmp/root-$b"
 done
-like "compute: Suggests prometheus-node-exporter" "$(field "$compute" Suggests)" '(^|, )prometheus-node-exporter(,|$)'
-is "compute: no Recommends (node_exporter is not wanted by default)" "$(field "$compute" Recommends)" ""
+like "compute: Suggests prometheus-node-exporter" "$(deb_field "$compute" Suggests)" '(^|, )prometheus-node-exporter(,|$)'
+is "compute: no Recommends (node_exporter is not wanted by default)" "$(deb_field "$compute" Recommends)" ""
 
 # The compute package's scripts: the timer only, enabled and started on
 # install, stopped on removal, its links removed on purge; never slurmd,

@@ -1,5 +1,5 @@
 # Shared by the tests that install the .debs of `make deb` on this machine
-# (deb-install.sh, deb-slurmd.sh), sourced after tests/lib.sh and
+# (deb-install.sh, deb-slurmd.sh), sourced after tests/lib/tap.sh and
 # tests/packaging/pkglib.sh: refuses to touch a real installation, stages
 # the packages, one such test at a time (a lock), and debinst_cleanup
 # purges what was installed, including what apt pulled in.
@@ -10,14 +10,9 @@ CONF=/etc/slurm/spank_ebpf.conf
 LINK=/etc/slurm/plugstack.conf.d/spank_ebpf.conf
 
 # One installing test at a time on this machine, from any build tree: the
-# machine-wide lock of tests/e2e and tests/system (deb-slurmd.sh already
-# holds it through tests/e2e/cluster.sh), then this tree's.
-if [ -z "${_e2e_t1:-}" ]; then
-	exec 6>>"${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}" ||
-		{ echo "Bail out! cannot open ${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}"; exit 1; }
-	flock -w "${E2E_LOCK_WAIT:-3600}" 6 ||
-		{ echo "Bail out! could not take ${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}"; exit 1; }
-fi
+# suites' lock (deb-slurmd.sh already holds it, through
+# tests/lib/localslurm.sh), then this tree's.
+suite_lock "${E2E_LOCK_WAIT:-3600}"
 mkdir -p "$PKG_DIR"
 exec 7>>"$PKG_DIR/install.lock"
 flock -w 1800 7 || { echo "Bail out! could not lock $PKG_DIR/install.lock"; exit 1; }
@@ -59,18 +54,18 @@ created_psc=
 debinst_cleanup() {
 	local now extra
 	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' $PKGS 2>/dev/null | grep -qv '^un' &&
-		apt_get purge $PKGS >>"$tmp/apt.log" 2>&1
+		pkg_apt purge $PKGS >>"$tmp/apt.log" 2>&1
 	now=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }' | sort)
 	extra=$(comm -13 <(echo "$before") <(echo "$now"))
 	if [ -n "$extra" ]; then
 		echo "# purging what the test pulled in: $(echo $extra)"
-		apt_get purge $extra >>"$tmp/apt.log" 2>&1
+		pkg_apt purge $extra >>"$tmp/apt.log" 2>&1
 	fi
 	[ -n "$created_psc" ] && rm -f "$PSC"
 	rm -rf "$tmp"
 }
 
-apt_get() {
+pkg_apt() {
 	apt-get -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends "$@"
 }
 
@@ -78,15 +73,12 @@ apt_get() {
 apt_ok() {
 	local desc=$1
 	shift
-	n=$((n + 1))
-	if apt_get "$@" >"$tmp/last-apt.log" 2>&1; then
-		echo "ok $n - $desc"
+	pkg_apt "$@" >"$tmp/last-apt.log" 2>&1
+	if tap_point "$desc" $?; then
 		cat "$tmp/last-apt.log" >>"$tmp/apt.log"
 		return 0
 	fi
-	echo "not ok $n - $desc"
-	failed=$((failed + 1))
-	_pk_show "$(tail -n 25 "$tmp/last-apt.log")"
+	show "$(tail -n 25 "$tmp/last-apt.log")"
 	return 1
 }
 

@@ -2,7 +2,7 @@
 # `make install` / `make uninstall` into a scratch DESTDIR: the layout the
 # packages are built from, an admin's edited drop-in kept on reinstall and
 # uninstall, a hand-made file at the link's place never overwritten.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 
 need_cmd make cmp

@@ -4,7 +4,7 @@
 # both names, complete (every argument with its default, the user option,
 # files, failure policy, the log lines the plugin really prints, examples
 # for both modes), and with version, date and paths filled in.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 
 need_cmd groff man

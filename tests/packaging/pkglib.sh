@@ -1,4 +1,4 @@
-# Shared by tests/packaging/*.sh, sourced after tests/lib.sh: paths of the
+# Shared by tests/packaging/*.sh, sourced after tests/lib/tap.sh: paths of the
 # configured tree, comparisons that show what differed, and package builds
 # serialised under a lock (deb.sh and rpm.sh both run `make dist` in the
 # same build directory).
@@ -27,23 +27,15 @@ SLURM_MAJMIN=$(mkvar SLURM_MAJMIN)
 # The first release Slurm's plugin check refuses: 22.05 -> 22.06~.
 SLURM_NEXT=$(echo "$SLURM_MAJMIN" | awk -F. '{ printf "%d.%02d~", $1, $2 + 1 }')
 
-# is, like, unlike (tests/lib.sh) do the comparisons.
-_pk_show() { show "$@"; }
+# is, like, unlike (tests/lib/tap.sh) do the comparisons.
 
 # pk_has DESC TEXT STRING: TEXT contains STRING (fixed string).
 pk_has() {
-	n=$((n + 1))
-	case $2 in
-	*"$3"*)
-		echo "ok $n - $1"
-		return 0
-		;;
-	esac
-	echo "not ok $n - $1"
-	failed=$((failed + 1))
+	case $2 in *"$3"*) tap_point "$1" 0 && return 0 ;; esac
+	tap_point "$1" 1
 	echo "#   missing: $3"
 	echo "#   in:"
-	_pk_show "$(printf '%s\n' "$2" | tail -n 30)"
+	show "$(printf '%s\n' "$2" | tail -n 30)"
 	return 1
 }
 
@@ -51,14 +43,9 @@ pk_has() {
 pk_ok() {
 	local desc=$1 out
 	shift
-	n=$((n + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $n - $desc"
-		return 0
-	fi
-	echo "not ok $n - $desc"
-	failed=$((failed + 1))
-	_pk_show "$(printf '%s\n' "$out" | tail -n 30)"
+	out=$("$@" 2>&1)
+	tap_point "$desc" $? && return 0
+	show "$(printf '%s\n' "$out" | tail -n 30)"
 	return 1
 }
 
@@ -100,7 +87,7 @@ _pkg_build() {
 	[ -n "$had" ] || rm -f "$tarball"
 	if [ "$rc" -ne 0 ]; then
 		diag "make $target failed; the end of $PKG_DIR/$target.log:"
-		_pk_show "$(tail -n 40 "$PKG_DIR/$target.log")"
+		show "$(tail -n 40 "$PKG_DIR/$target.log")"
 	fi
 	return "$rc"
 }

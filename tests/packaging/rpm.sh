@@ -5,7 +5,7 @@
 # the three packages, their content unpacked with rpm2cpio, the guard on
 # the Slurm release, and (as root) install, upgrade and erase in a scratch
 # rpm root: one declaration, edits kept, no declaration after erase.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 
 need_cmd rpmbuild rpmlint rpm rpm2cpio cpio flock

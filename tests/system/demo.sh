@@ -17,15 +17,18 @@
 # (about 2 minutes, cached in /var/cache/slurm-spank-ebpf-tests); later runs
 # take about a minute. DEMO_SUITE=trixie|sid shows Slurm 24.11 or 26.05.
 set -u
-export DEBIAN_FRONTEND=noninteractive LC_ALL=C
+export DEBIAN_FRONTEND=noninteractive
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 suite=${DEMO_SUITE:-bookworm}
 
-say() { printf '%s\n' "$*"; }
-die() { say "demo: $*" >&2; exit 1; }
+# Its messages as "demo: ..." lines (tests/lib/tap.sh: diag, bail), in
+# the tests' locale and umask.
+TAP_PLAIN=demo
+# shellcheck source=../lib/tap.sh
+. "$top/tests/lib/tap.sh"
 
-[ "$(id -u)" -eq 0 ] || die "run me as root (I boot a container and install packages)"
+[ "$(id -u)" -eq 0 ] || bail "run me as root (I boot a container and install packages)"
 
 # --- what the host needs ----------------------------------------------------
 # (`make demo` passes its build directory; by hand, this tree is configured
@@ -38,74 +41,72 @@ groups=system
 [ -f "$builddir/Makefile" ] || groups=$groups,build
 [ -f "$builddir/Makefile" ] || [ -f configure ] || groups=$groups,autotools
 bash "$top/tests/run.sh" --install-only --groups="$groups" ||
-	die "cannot install what the demo needs (see above)"
+	bail "cannot install what the demo needs (see above)"
 if [ ! -f "$builddir/Makefile" ]; then
 	builddir=$top
-	say "demo: configuring the source tree (for make dist)"
-	{ [ -f configure ] || ./autogen.sh; } >/dev/null 2>&1 || die "./autogen.sh failed"
-	./configure -q >/dev/null || die "./configure failed"
+	diag "configuring the source tree (for make dist)"
+	{ [ -f configure ] || ./autogen.sh; } >/dev/null 2>&1 || bail "./autogen.sh failed"
+	./configure -q >/dev/null || bail "./configure failed"
 fi
 
 # --- the container, through the system tests' library -----------------------
 export srcdir=$top top_builddir=$builddir
-# shellcheck source=../lib.sh
-. "$top/tests/lib.sh"
-# shellcheck source=lib.sh
-. "$top/tests/system/lib.sh"
-missing() { die "missing: $*"; }
-bail() { die "$*"; }
-diag() { say "demo: $*"; }
+# shellcheck source=../lib/system.sh
+. "$top/tests/lib/system.sh"
 
 sys_setup "$suite"
-say "demo: preparing a Debian $suite container (first run: debootstrap, about 2 minutes)"
+diag "preparing a Debian $suite container (first run: debootstrap, about 2 minutes)"
 sys_cache
 sys_tarball
-say "demo: booting it with systemd-nspawn"
+diag "booting it with systemd-nspawn"
 sys_boot
-say "demo: building the Debian packages inside it from $(basename "$TARBALL") and installing them"
+diag "building the Debian packages inside it from $(basename "$TARBALL") and installing them"
 sys_install
 sys_cluster_start
 
 # --- the timeline -----------------------------------------------------------
+# Each line's readings are taken once the exporter has settled
+# (exporter_settle): a unit still stopping reads "deactivating".
 t0=$(date +%s.%N)
 line() {
 	local now
 	now=$(date +%s.%N)
+	exporter_settle
 	printf '%s  +%5.1fs  %-34s %-7s %-9s %-6s %s\n' \
 		"$(date -d "@$now" +%H:%M:%S.%3N)" "$(awk -v a="$now" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')" \
 		"$1" "$(state_count)" "$(is_active)" "$(progs)" "$(metrics_samples)"
 }
 
 c=$(journal_mark)
-say ""
-say "== slurm-spank-ebpf demo: Debian $suite, Slurm $SLURM_VERSION, systemd $SYS_SYSTEMD as PID 1 =="
-say "   plugin line: $(plugin_line)"
-say ""
+echo
+echo "== slurm-spank-ebpf demo: Debian $suite, Slurm $SLURM_VERSION, systemd $SYS_SYSTEMD as PID 1 =="
+echo "   plugin line: $(plugin_line)"
+echo
 printf '%-12s  %-7s  %-34s %-7s %-9s %-6s %s\n' time elapsed step count active progs samples
 line "no job"
-a=$(submit demo-a --ebpf) || die "sbatch --ebpf failed"
+a=$(submit_payload demo-a --ebpf) || bail "sbatch --ebpf failed"
 line "sbatch --ebpf: job $a submitted"
-wait_started demo-a || die "job $a did not start"
+wait_started demo-a || bail "job $a did not start"
 line "job $a running"
-b=$(submit demo-b --ebpf) || die "sbatch --ebpf failed"
-wait_started demo-b || die "job $b did not start"
+b=$(submit_payload demo-b --ebpf) || bail "sbatch --ebpf failed"
+wait_started demo-b || bail "job $b did not start"
 line "job $b running too"
 release demo-a
-wait_job_done "$a" || die "job $a did not finish"
+wait_job_done "$a" || bail "job $a did not finish"
 line "job $a done, job $b running"
 release demo-b
-wait_job_done "$b" || die "job $b did not finish"
+wait_job_done "$b" || bail "job $b did not finish"
 line "job $b done"
-say ""
-say "count:   jobs in $SYS_STATE (the plugin's state file)"
-say "active:  systemctl is-active $SYS_UNIT"
-say "progs:   the exporter's eBPF programs (perf_event) it holds, or, once it is gone, those still loaded"
-say "samples: ebpf_standin_cpu_samples_total from http://127.0.0.1:$SYS_STANDIN_PORT/metrics"
-say ""
-say "systemd's journal for $SYS_UNIT: $(unit_starts_since "$c") start, $(unit_stops_since "$c") stop."
-say "The plugin's lines in the slurmd journal (journalctl -u slurmd):"
+echo
+echo "count:   jobs in $STATE (the plugin's state file)"
+echo "active:  systemctl is-active $SYS_UNIT"
+echo "progs:   the exporter's eBPF programs (perf_event) it holds, or, once it is gone, those still loaded"
+echo "samples: ebpf_standin_cpu_samples_total from http://127.0.0.1:$SYS_STANDIN_PORT/metrics"
+echo
+echo "systemd's journal for $SYS_UNIT: $(unit_starts_since "$c") start, $(unit_stops_since "$c") stop."
+echo "The plugin's lines in the slurmd journal (journalctl -u slurmd):"
 plugin_log_since "$c" | sed 's/^/  /'
-say ""
-say "demo: done in $(sys_elapsed) s; tearing the container down"
+echo
+diag "done in $(sys_elapsed) s; tearing the container down"
 failed=0
 exit 0

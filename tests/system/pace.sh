@@ -14,10 +14,6 @@ _pace_reset() {
 	sys_cluster_start
 }
 
-_unit_pid() {
-	ct systemctl show -p MainPID --value "$SYS_UNIT"
-}
-
 # Linger with the real stand-in: the exporter outlives the last job by
 # SYS_LINGER s; a job inside the window causes neither a stop nor a start;
 # the transient timer (systemd-run) ends the window with nobody left, and
@@ -27,9 +23,9 @@ scn_linger() {
 	plugin_args mode=opt-in linger=$SYS_LINGER
 	sys_restart_slurmd || bail "slurmd did not restart with linger=$SYS_LINGER"
 	c=$(journal_mark)
-	a=$(submit slinger-a --ebpf) || { is "linger: sbatch --ebpf accepted" no yes; return; }
+	a=$(submit_payload slinger-a --ebpf) || { is "linger: sbatch --ebpf accepted" no yes; return; }
 	wait_started slinger-a
-	pid1=$(_unit_pid)
+	pid1=$(unit_main_pid)
 	is "linger: first job: state {a}, active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a"); active; 2"
 	release slinger-a
@@ -45,14 +41,14 @@ scn_linger() {
 	like "linger: the timer's service runs spank-ebpf linger-end with the plugin's settings" \
 		"$(ct systemctl show -p ExecStart --value "$(ct systemctl list-timers --all --no-pager --plain 2>/dev/null |
 			grep -o 'spank-ebpf-linger-ebpf_exporter-[0-9]*-[0-9]*\.service' | head -n 1)" 2>&1)" \
-		"argv\[\]=$SYS_ADMIN_CMD linger-end mode=opt-in unit=$SYS_UNIT state=$SYS_STATE systemctl=/[^ ]*systemctl timeout=[0-9]+ lock_timeout=[0-9]+ start=wait linger=$SYS_LINGER ;"
+		"argv\[\]=$SYS_ADMIN_CMD linger-end mode=opt-in unit=$SYS_UNIT state=$STATE systemctl=/[^ ]*systemctl timeout=[0-9]+ lock_timeout=[0-9]+ start=wait linger=$SYS_LINGER ;"
 	left=$(ct "$SYS_ADMIN_CMD" status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"]["linger_left"])' 2>&1)
 	ok_if "linger: spank-ebpf status shows the window (linger_left $left s)" \
 		test "$left" -ge 1 -a "$left" -le "$SYS_LINGER"
 
-	b=$(submit slinger-b --ebpf) || { is "linger: second sbatch --ebpf accepted" no yes; return; }
+	b=$(submit_payload slinger-b --ebpf) || { is "linger: second sbatch --ebpf accepted" no yes; return; }
 	wait_started slinger-b
-	pid2=$(_unit_pid)
+	pid2=$(unit_main_pid)
 	is "linger: a job inside the window: state {b}, the same exporter process" \
 		"$(state); $pid2" "$(state_of "$b"); $pid1"
 	like "linger: it joined the running exporter (slurmd journal)" "$(plugin_log_since "$c")" \
@@ -63,19 +59,22 @@ scn_linger() {
 	t_end=$(date +%s)
 	sleep $((SYS_LINGER > 4 ? SYS_LINGER - 4 : 0))
 	is "linger: $((SYS_LINGER - 4)) s after the last job: still active" "$(is_active)" active
-	wait_until $((SYS_LINGER + 60)) "the window to end" _not_active
+	# Stopped by the timer, asynchronously: a settled state, not the
+	# "deactivating" of the stop under way.
+	wait_until $((SYS_LINGER + 60)) "the window to end" unit_stopped
 	seen=$(observe)
 	diag "linger: stopped $(($(date +%s) - t_end)) s after the last job: $seen"
 	ok_if "linger: not stopped before the window ended ($(($(date +%s) - t_end)) s >= $SYS_LINGER s)" \
 		test $(($(date +%s) - t_end)) -ge $((SYS_LINGER - 1))
 	is "linger: after the window: state, unit, programs, endpoint" "$seen" \
 		"count=0 active=inactive progs=0 metrics=down"
+	wait_for 10 "the stop in the unit journal" "start stop" unit_jobs_since "$c"
 	is "linger: one start and one stop for both jobs (unit journal)" "$(unit_jobs_since "$c")" "start stop"
 	log=$(admin_log_since "$c")
 	diag "linger: spank-ebpf lines: $(echo "$log" | tr '\n' '|')"
 	like "linger: the timer's spank-ebpf linger-end stopped it" "$log" \
 		"spank_ebpf: linger-end: stopping ebpf_exporter(\.service)? after $SYS_LINGER s without jobs"
-	is "linger: no window file left" "$(ct sh -c "ls $SYS_STATE.linger 2>&1 >/dev/null | wc -l")" 1
+	is "linger: no window file left" "$(ct sh -c "ls $STATE.linger 2>&1 >/dev/null | wc -l")" 1
 	_pace_reset
 }
 
@@ -84,14 +83,14 @@ scn_linger() {
 # makes "before" unambiguous. A stop behind a start still running, a start
 # that fails in the background, and the next job that heals it.
 scn_background() {
-	local c a b d=$SYS_ROOT/etc/systemd/system/$SYS_UNIT.d log ms st
+	local c a b d=$NODE_ROOT/etc/systemd/system/$SYS_UNIT.d log ms st
 	mkdir -p "$d"
 	printf '[Service]\nExecStartPre=/bin/sleep 6\n' >"$d/slow.conf"
 	ct systemctl daemon-reload
 	plugin_args mode=opt-in start=background
 	sys_restart_slurmd || bail "slurmd did not restart with start=background"
 	c=$(journal_mark)
-	a=$(submit sbg-a --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
+	a=$(submit_payload sbg-a --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
 	wait_started sbg-a 30
 	st=$(is_active)
 	is "background: the payload runs while the exporter is still starting" "$(state); $st" \
@@ -109,8 +108,8 @@ scn_background() {
 	# A job that ends at once: its stop is queued behind the start still in
 	# its 6 s ExecStartPre; systemd's queue ends with the unit stopped.
 	c=$(journal_mark)
-	touch "$SYS_ROOT$SYS_JOBS/sbg-q.gate"
-	b=$(submit sbg-q --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
+	touch "$NODE_ROOT$JOB_MARKS/sbg-q.gate"
+	b=$(submit_payload sbg-q --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
 	wait_job_done "$b"
 	diag "background: stop behind start: $(unit_jobs_since "$c")"
 	sleep 8
@@ -129,7 +128,7 @@ scn_background() {
 	printf '[Service]\nExecStartPre=/bin/false\n' >"$d/broken.conf"
 	ct systemctl daemon-reload
 	c=$(journal_mark)
-	a=$(submit sbg-f --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
+	a=$(submit_payload sbg-f --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
 	wait_started sbg-f
 	wait_for 30 "the unit failed" failed is_active
 	is "background: failing unit: the job runs, the state holds it, the unit failed" \
@@ -138,7 +137,7 @@ scn_background() {
 		"$(ct "$SYS_ADMIN_CMD" status 2>&1)" "unit $SYS_UNIT: failed"
 	rm -f "$d/broken.conf"
 	ct systemctl daemon-reload
-	b=$(submit sbg-h --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
+	b=$(submit_payload sbg-h --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
 	wait_started sbg-h
 	wait_for 30 "the exporter active again" active is_active
 	like "background: the next job found it dead and started it again" "$(plugin_log_since "$c")" \
@@ -150,7 +149,7 @@ scn_background() {
 	wait_job_done "$a"
 	wait_job_done "$b"
 	is "background: both jobs completed, node usable" \
-		"$(job_state "$a") $(job_state "$b") $(node_state | sed 's/^\(idle\|mixed\|allocated\)$/usable/')" \
+		"$(job_state "$a") $(job_state "$b") $(node_usability)" \
 		"COMPLETED COMPLETED usable"
 	is "background: after both: stopped" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
 	rmdir "$d" 2>/dev/null
@@ -174,8 +173,7 @@ scn_runinjob() {
 	local c a b p seen log
 	case $SLURM_MAJMIN in
 	2[0-3].* | 24.0[0-4])
-		n=$((n + 1))
-		echo "ok $n # SKIP RunInJob: PrologFlags=RunInJob does not exist in Slurm $SLURM_MAJMIN (added in 24.05)"
+		skip_point "RunInJob: PrologFlags=RunInJob does not exist in Slurm $SLURM_MAJMIN (added in 24.05)"
 		return 0
 		;;
 	esac
@@ -184,16 +182,16 @@ scn_runinjob() {
 		"$(ct scontrol show config | sed -n 's/^\(PrologFlags\|Prolog\|Epilog\)\(\[0\]\)\? *= *//p' | tr '\n' ' ')" \
 		"$SYS_ADMIN_CMD $SYS_ADMIN_CMD Alloc,Contain,RunInJob "
 	c=$(journal_mark)
-	p=$(submit srij-plain) || { is "RunInJob: sbatch accepted" no yes; return; }
+	p=$(submit_payload srij-plain) || { is "RunInJob: sbatch accepted" no yes; return; }
 	wait_started srij-plain
 	is "RunInJob: a job without --ebpf: nothing held, exporter inactive" "$(state_count); $(is_active)" "0; inactive"
 	release srij-plain
 	wait_job_done "$p"
-	a=$(submit srij-a --ebpf) || { is "RunInJob: sbatch --ebpf accepted" no yes; return; }
+	a=$(submit_payload srij-a --ebpf) || { is "RunInJob: sbatch --ebpf accepted" no yes; return; }
 	wait_started srij-a
 	is "RunInJob: first job: state {a}, active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a"); active; 2"
-	b=$(submit srij-b --ebpf) || { is "RunInJob: sbatch --ebpf accepted" no yes; return; }
+	b=$(submit_payload srij-b --ebpf) || { is "RunInJob: sbatch --ebpf accepted" no yes; return; }
 	wait_started srij-b
 	is "RunInJob: both jobs: state {a,b}, active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
@@ -212,7 +210,7 @@ scn_runinjob() {
 	is "RunInJob: exactly one start and one stop (unit journal)" "$(unit_jobs_since "$c")" "start stop"
 	is "RunInJob: no SPANK job prolog/epilog line (slurmd skips them)" "$(plugin_log_since "$c")" ""
 	is "RunInJob: jobs completed, node usable" \
-		"$(job_state "$p") $(job_state "$a") $(job_state "$b") $(node_state | sed 's/^\(idle\|mixed\|allocated\)$/usable/')" \
+		"$(job_state "$p") $(job_state "$a") $(job_state "$b") $(node_usability)" \
 		"COMPLETED COMPLETED COMPLETED usable"
 	_pace_reset
 }
@@ -228,9 +226,9 @@ scn_both_faces() {
 	plugin_args mode=always
 	_pace_hook_conf ""
 	c=$(journal_mark)
-	a=$(submit sboth-a) || { is "both faces: sbatch accepted" no yes; return; }
+	a=$(submit_payload sboth-a) || { is "both faces: sbatch accepted" no yes; return; }
 	wait_started sboth-a
-	b=$(submit sboth-b) || { is "both faces: sbatch accepted" no yes; return; }
+	b=$(submit_payload sboth-b) || { is "both faces: sbatch accepted" no yes; return; }
 	wait_started sboth-b
 	is "both faces: two jobs: state {a,b} (each once), active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
@@ -254,7 +252,7 @@ $prog" 'refcount now ([3-9]|[1-9][0-9])'
 	plugin_args mode=opt-in
 	sys_restart_slurmd || bail "slurmd did not restart"
 	c=$(journal_mark)
-	a=$(submit sboth-o --ebpf) || { is "both faces: sbatch --ebpf accepted" no yes; return; }
+	a=$(submit_payload sboth-o --ebpf) || { is "both faces: sbatch --ebpf accepted" no yes; return; }
 	wait_started sboth-o
 	release sboth-o
 	wait_job_done "$a"

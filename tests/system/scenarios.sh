@@ -1,10 +1,7 @@
-# The system test scenarios, run against a booted container (lib.sh) with
-# the packages installed and the cluster up. Each leaves no job, the
-# exporter inactive and the plugin line in opt-in mode behind it.
-
-_not_active() {
-	[ "$(is_active)" != active ]
-}
+# The system test scenarios, run against a booted container
+# (tests/lib/system.sh) with the packages installed and the cluster up.
+# Each leaves no job, the exporter inactive and the plugin line in opt-in
+# mode behind it.
 
 # The packages and the plugin as slurmd, sbatch and systemd see them.
 scn_installed() {
@@ -19,8 +16,7 @@ installed slurm-spank-ebpf-submit"
 		like "compute package depends on slurmd $SLURM_MAJMIN only ($deps)" "$deps" \
 			"slurmd \(>= $SLURM_MAJMIN\).*slurmd \(<< "
 	else
-		n=$((n + 1))
-		echo "ok $n # SKIP packages not built (interim make install)"
+		skip_point "packages not built (interim make install)"
 	fi
 	like "slurmd loaded the plugin at start" "$(slurmd_log_since "$c")" \
 		'spank_ebpf: slurmd: version [0-9.]+ loaded: mode=opt-in unit=ebpf_exporter.service'
@@ -33,7 +29,7 @@ installed slurm-spank-ebpf-submit"
 # Scenario 1: no job: exporter inactive, none of its eBPF programs loaded.
 scn_no_job() {
 	is "s1: no job: exporter inactive" "$(is_active)" inactive
-	is "s1: no job: no stand-in process" "$(ct systemctl show -p MainPID --value "$SYS_UNIT")" 0
+	is "s1: no job: no stand-in process" "$(unit_main_pid)" 0
 	is "s1: no job: metrics endpoint down" "$(metrics_samples)" down
 	diag "s1: perf_event programs in the whole kernel (other containers' too, not counted below): $(ct bpftool prog show 2>&1 | grep -c '^[0-9]*: perf_event ')"
 	is "s1: no job: state file empty or absent" "$(state_count)" 0
@@ -43,7 +39,7 @@ scn_no_job() {
 scn_sbatch() {
 	local c j seen
 	c=$(journal_mark)
-	j=$(submit s2 --ebpf) || { is "s2: sbatch --ebpf accepted" no yes; return; }
+	j=$(submit_payload s2 --ebpf) || { is "s2: sbatch --ebpf accepted" no yes; return; }
 	wait_started s2
 	seen=$(observe)
 	diag "s2: job $j running: $seen"
@@ -66,27 +62,24 @@ scn_sbatch() {
 scn_overlap() {
 	local c a b pid1 pid2 s1 s2 seen
 	c=$(journal_mark)
-	a=$(submit s3a --ebpf) || { is "s3: sbatch --ebpf accepted" no yes; return; }
+	a=$(submit_payload s3a --ebpf) || { is "s3: sbatch --ebpf accepted" no yes; return; }
 	wait_started s3a
-	seen=$(observe)
-	diag "s3: job $a running: $seen"
+	diag "s3: job $a running: $(observe)"
 	is "s3: first job: state {a}, active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a"); active; 2"
-	pid1=$(ct systemctl show -p MainPID --value "$SYS_UNIT")
+	pid1=$(unit_main_pid)
 	s1=$(metrics_samples)
-	b=$(submit s3b --ebpf)
+	b=$(submit_payload s3b --ebpf)
 	wait_started s3b
-	seen=$(observe)
-	diag "s3: jobs $a and $b running: $seen"
+	diag "s3: jobs $a and $b running: $(observe)"
 	is "s3: both jobs: state {a,b}, active, still 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
 	release s3a
 	wait_job_done "$a"
-	seen=$(observe)
-	diag "s3: job $a done, $b running: $seen"
+	diag "s3: job $a done, $b running: $(observe)"
 	is "s3: after the first job: state {b}, active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$b"); active; 2"
-	pid2=$(ct systemctl show -p MainPID --value "$SYS_UNIT")
+	pid2=$(unit_main_pid)
 	s2=$(metrics_samples)
 	is "s3: the same exporter process served both jobs" "$pid2" "$pid1"
 	ok_if "s3: its counter kept growing ($s1 -> $s2)" test "$s2" -gt "$s1"
@@ -104,7 +97,7 @@ scn_overlap() {
 scn_neutral_and_always() {
 	local c j seen
 	c=$(journal_mark)
-	j=$(submit s4plain) || { is "s4: sbatch accepted" no yes; return; }
+	j=$(submit_payload s4plain) || { is "s4: sbatch accepted" no yes; return; }
 	wait_started s4plain
 	is "s4: opt-in, job without --ebpf: nothing recorded, exporter inactive, no programs" \
 		"$(state_count); $(is_active); $(progs)" "0; inactive; 0"
@@ -116,7 +109,7 @@ scn_neutral_and_always() {
 	plugin_args mode=always
 	sys_restart_slurmd || bail "slurmd did not restart with mode=always"
 	c=$(journal_mark)
-	j=$(submit s4always) || { is "s4: sbatch accepted" no yes; return; }
+	j=$(submit_payload s4always) || { is "s4: sbatch accepted" no yes; return; }
 	wait_started s4always
 	seen=$(observe)
 	diag "s4: mode=always, job $j without --ebpf running: $seen"
@@ -133,12 +126,12 @@ scn_neutral_and_always() {
 # Scenario 5: the exporter fails to start: the job runs, the node does not
 # drain, the error is in the slurmd journal.
 scn_broken_unit() {
-	local c j d=$SYS_ROOT/etc/systemd/system/$SYS_UNIT.d log
+	local c j d=$NODE_ROOT/etc/systemd/system/$SYS_UNIT.d log
 	mkdir -p "$d"
 	printf '[Service]\nExecStartPre=/bin/false\n' >"$d/broken.conf"
 	ct systemctl daemon-reload
 	c=$(journal_mark)
-	j=$(submit s5 --ebpf) || { is "s5: sbatch --ebpf accepted" no yes; return; }
+	j=$(submit_payload s5 --ebpf) || { is "s5: sbatch --ebpf accepted" no yes; return; }
 	if ! wait_started s5; then
 		is "s5: broken exporter: the job still runs" "$(job_state "$j")" RUNNING
 	else
@@ -149,7 +142,7 @@ scn_broken_unit() {
 	wait_job_done "$j"
 	is "s5: broken exporter: job completed" "$(job_state "$j")" COMPLETED
 	is "s5: broken exporter: node not drained" \
-		"$(node_state | sed 's/^\(idle\|mixed\|allocated\)$/usable/')" usable
+		"$(node_usability)" usable
 	log=$(plugin_log_since "$c")
 	diag "s5: plugin lines: $(echo "$log" | tr '\n' '|')"
 	like "s5: the error is in the slurmd journal" "$log" \
@@ -170,19 +163,19 @@ scn_broken_unit() {
 scn_killed_restart() {
 	local c a b pid1 pid2 seen
 	c=$(journal_mark)
-	a=$(submit skill-a --ebpf) || { is "kill: sbatch --ebpf accepted" no yes; return; }
+	a=$(submit_payload skill-a --ebpf) || { is "kill: sbatch --ebpf accepted" no yes; return; }
 	wait_started skill-a
-	pid1=$(ct systemctl show -p MainPID --value "$SYS_UNIT")
+	pid1=$(unit_main_pid)
 	is "kill: first job holds an active exporter" "$(is_active); $(state)" "active; $(state_of "$a")"
 	ct systemctl kill "$SYS_UNIT"
-	wait_until 20 "exporter gone after systemctl kill" _not_active
+	wait_until 20 "exporter gone after systemctl kill" unit_stopped
 	seen=$(observe)
 	diag "kill: after systemctl kill, job $a still running: $seen"
 	is "kill: exporter dead, its programs unloaded, job still recorded" \
 		"$(is_active | sed 's/^failed$/inactive/'); $(progs); $(state)" "inactive; 0; $(state_of "$a")"
-	b=$(submit skill-b --ebpf)
+	b=$(submit_payload skill-b --ebpf)
 	wait_started skill-b
-	pid2=$(ct systemctl show -p MainPID --value "$SYS_UNIT")
+	pid2=$(unit_main_pid)
 	seen=$(observe)
 	diag "kill: second job $b joined: $seen; plugin lines: $(plugin_log_since "$c" | tr '\n' '|')"
 	is "kill: the joining job brought the exporter back, 2 programs" \
@@ -206,7 +199,7 @@ scn_alloc() {
 	sys_slurm_conf Alloc
 	sys_cluster_start
 	c=$(journal_mark)
-	j=$(submit s6alloc --ebpf) || { is "s6 Alloc: sbatch --ebpf accepted" no yes; return; }
+	j=$(submit_payload s6alloc --ebpf) || { is "s6 Alloc: sbatch --ebpf accepted" no yes; return; }
 	wait_started s6alloc
 	is "s6 Alloc: sbatch --ebpf: state, active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$j"); active; 2"
@@ -217,18 +210,20 @@ scn_alloc() {
 
 	c=$(journal_mark)
 	ctu timeout 120 salloc --ebpf -J s6salloc \
-		sh -c "touch $SYS_JOBS/s6salloc.started; i=0; while [ ! -e $SYS_JOBS/s6salloc.gate ] && [ \$i -lt 500 ]; do sleep 0.2; i=\$((i+1)); done" \
+		sh -c "touch $JOB_MARKS/s6salloc.started; i=0; while [ ! -e $JOB_MARKS/s6salloc.gate ] && [ \$i -lt 500 ]; do sleep 0.2; i=\$((i+1)); done" \
 		>"$RUN/log/salloc.out" 2>&1 &
 	pid=$!
 	wait_started s6salloc
 	wait_for 30 "state count 1 under salloc" 1 state_count
+	# The prolog records the job before the unit's start is over.
+	exporter_settle
 	seen=$(observe)
 	diag "s6 Alloc: salloc --ebpf without a step: $seen"
 	is "s6 Alloc: salloc --ebpf without a step: state 1, active, 2 programs" \
 		"$(state_count); $(is_active); $(progs)" "1; active; 2"
 	release s6salloc
 	wait "$pid"
-	wait_for 60 "salloc's job over" "" ct squeue -h -o %A
+	wait_until 60 "salloc's job over" queue_empty
 	is "s6 Alloc: salloc over: stopped" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
 }
 
@@ -249,8 +244,7 @@ _sys_prom_written() {
 scn_timer() {
 	local rc out prom
 	if [ "$SYS_INSTALLED" != packages ]; then
-		n=$((n + 1))
-		echo "ok $n # SKIP timer: packages not built (interim make install)"
+		skip_point "timer: packages not built (interim make install)"
 		return 0
 	fi
 	is "timer: enabled by the package" "$(ct systemctl is-enabled "$SYS_TIMER" 2>&1)" enabled
@@ -272,6 +266,10 @@ scn_timer() {
 		'^spank_ebpf_jobs(\{[^}]*\})? 0$'
 	like "timer: ... with the reconcile run counted" "$prom" \
 		'^spank_ebpf_reconcile_runs_total(\{[^}]*\})? [1-9][0-9]*$'
+	# The file is written before the service ends (systemctl start returned
+	# with the reconcile service, which only pulls this one in): its result
+	# once it has ended.
+	settled_unit_state spank-ebpf-metrics.service >/dev/null
 	is "timer: the metrics service's result" \
 		"$(ct systemctl show -p Result --value spank-ebpf-metrics.service 2>&1)" success
 	is "timer: the reconcile run touched no unit (idle node)" "$(unit_jobs_since "$SYS_SCN_MARK")" ""
@@ -287,12 +285,12 @@ scn_timer() {
 # no "is not running although" line.
 scn_template() {
 	local SYS_UNIT=ebpf_exporter@x.service c a b log seen
-	install -m 0644 "$SYS_FILES/ebpf_exporter.service" "$RUN/root/etc/systemd/system/ebpf_exporter@.service"
+	install -m 0644 "$SYS_FILES/ebpf_exporter.service" "$NODE_ROOT/etc/systemd/system/ebpf_exporter@.service"
 	ct systemctl daemon-reload
 	plugin_args mode=opt-in unit=ebpf_exporter@x
 	sys_restart_slurmd || bail "slurmd did not restart with unit=ebpf_exporter@x"
 	c=$(journal_mark)
-	a=$(submit stpl-a --ebpf) || { is "template: sbatch --ebpf accepted" no yes; return; }
+	a=$(submit_payload stpl-a --ebpf) || { is "template: sbatch --ebpf accepted" no yes; return; }
 	wait_started stpl-a
 	seen=$(observe)
 	diag "template: job $a running: $seen"
@@ -300,7 +298,7 @@ scn_template() {
 		"$(state); $(is_active); $(progs)" "$(state_of "$a"); active; 2"
 	like "template: the instance's cgroup is under its template's slice" \
 		"$(ct systemctl show -p ControlGroup --value "$SYS_UNIT" 2>&1)" '/system\.slice/system-ebpf_exporter\.slice/ebpf_exporter@x\.service$'
-	b=$(submit stpl-b --ebpf)
+	b=$(submit_payload stpl-b --ebpf)
 	wait_started stpl-b
 	is "template: both jobs: state {a,b}, active, still 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
@@ -318,7 +316,7 @@ scn_template() {
 	unlike "template: no \"is not running although\" line (the running instance was seen)" "$log" 'is not running although'
 	plugin_args mode=opt-in
 	sys_restart_slurmd || bail "slurmd did not restart with mode=opt-in"
-	rm -f "$RUN/root/etc/systemd/system/ebpf_exporter@.service"
+	rm -f "$NODE_ROOT/etc/systemd/system/ebpf_exporter@.service"
 	ct systemctl daemon-reload
 }
 

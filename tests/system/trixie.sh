@@ -1,8 +1,8 @@
 #!/bin/bash
 # System tests on Debian trixie (Slurm 24.11): the packages built and installed
-# in a container with real systemd; see tests/system/lib.sh.
-. "${srcdir:-.}/tests/lib.sh"
-. "${srcdir:-.}/tests/system/lib.sh"
+# in a container with real systemd; see tests/lib/system.sh.
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/system.sh"
 . "${srcdir:-.}/tests/system/scenarios.sh"
 . "${srcdir:-.}/tests/system/pace.sh"
 # From 24.11 slurmd logs what a prolog/epilog writes to stderr only at

@@ -6,11 +6,12 @@
 #   node1  slurmd, the -compute package, the stand-in ebpf_exporter.service
 #   node2  the same
 #
-# Built on tests/system/lib.sh (sourced first): its lock, cached root
-# filesystems, package build, container start and stop, and observers
-# (state, is_active, unit_progs, journal_mark, plugin_log_since, ...),
-# which run in one container at a time: `on HOST CMD...` runs CMD with
-# them pointed at HOST.
+# Built on tests/lib/system.sh (sourced here): its lock, cached root
+# filesystems, package build, container start and stop, and the helpers
+# of tests/lib/slurm.sh, journal.sh and exporter.sh, which act on one
+# container at a time: `on HOST CMD...` runs CMD with them pointed at
+# HOST. Jobs on the cluster and what each host shows of them:
+# tests/lib/multihost-jobs.sh (sourced here).
 #
 # The network: a network namespace made for the run (ebpfc-<pid>) holding a
 # bridge; each systemd-nspawn runs inside it with --network-bridge, so each
@@ -24,6 +25,9 @@
 # container off by PID, unmounts the overlays and deletes the namespace,
 # whatever happened; cl_finish asserts that nothing is left.
 
+. "${BASH_SOURCE[0]%/*}/system.sh"
+. "${BASH_SOURCE[0]%/*}/multihost-jobs.sh"
+
 CL_NET=10.213.37
 CL_HOSTS="ctl node1 node2"
 CL_NODES="node1 node2"
@@ -31,15 +35,14 @@ declare -gA CL_ADDR=([ctl]=$CL_NET.10 [node1]=$CL_NET.11 [node2]=$CL_NET.12)
 declare -gA CL_NSPAWN=() CL_INIT=() CL_ROOT=() CL_MARK=()
 CL_NETNS=
 CL_PKGDIR=$SYS_CDIR/debs
-CL_JOBS=$SYS_JOBS
 
-# on HOST CMD...: CMD with ct, ctu and the observers of tests/system/lib.sh
-# pointed at HOST (bash's dynamic scoping of locals).
+# on HOST CMD...: CMD with ct, ctu and every helper built on them pointed
+# at HOST (bash's dynamic scoping of locals).
 on() {
 	local h=$1
 	shift
-	local _sys_init=${CL_INIT[$h]:-} SYS_ROOT=${CL_ROOT[$h]:-}
-	[ -n "$_sys_init" ] || { echo "error: host $h is not running" >&2; return 1; }
+	local CT_INIT=${CL_INIT[$h]:-} NODE_ROOT=${CL_ROOT[$h]:-}
+	[ -n "$CT_INIT" ] || { echo "error: host $h is not running" >&2; return 1; }
 	"$@"
 }
 
@@ -78,7 +81,7 @@ cl_teardown() {
 	done
 	# Any nspawn whose init was never found.
 	for pid in $SYS_NSPAWNS; do
-		_sys_nspawn=$pid _sys_init= sys_nspawn_stop
+		CT_NSPAWN=$pid CT_INIT= sys_nspawn_stop
 	done
 	for h in $SYS_MOUNTS; do
 		sys_unmount "$h"
@@ -90,7 +93,7 @@ cl_teardown() {
 
 # cl_stop_host HOST: powers HOST's container off (its overlay stays).
 cl_stop_host() {
-	local _sys_nspawn=${CL_NSPAWN[$1]:-} _sys_init=${CL_INIT[$1]:-}
+	local CT_NSPAWN=${CL_NSPAWN[$1]:-} CT_INIT=${CL_INIT[$1]:-}
 	sys_nspawn_stop
 	CL_NSPAWN[$1]='' CL_INIT[$1]=''
 }
@@ -98,7 +101,7 @@ cl_stop_host() {
 # cl_prepare HOST: its overlay, hostname, /etc/hosts, slurm.conf, munge key,
 # and which Slurm daemon it runs at boot.
 cl_prepare() {
-	local h=$1 dir=$RUN/hosts/$1 root
+	local h=$1 dir=$RUN/hosts/$1 root x
 	sys_overlay "$dir"
 	root=$dir/root
 	CL_ROOT[$h]=$root
@@ -120,11 +123,11 @@ cl_prepare() {
 # cl_boot HOST: boots HOST's prepared root in the namespace, on the bridge,
 # and gives it its address. cl_wait_booted HOST: until its systemd is up.
 cl_boot() {
-	local h=$1 _sys_nspawn _sys_init
+	local h=$1 CT_NSPAWN CT_INIT
 	SYS_NSPAWN_NETNS=/run/netns/$CL_NETNS sys_nspawn_start "${CL_ROOT[$h]}" "ebpfc-$h" \
 		"$RUN/log/console-$h.log" --network-bridge=br0
-	CL_NSPAWN[$h]=$_sys_nspawn CL_INIT[$h]=$_sys_init
-	nsenter -t "$_sys_init" -n sh -c "ip link set lo up && ip addr add ${CL_ADDR[$h]}/24 dev host0 && ip link set host0 up" ||
+	CL_NSPAWN[$h]=$CT_NSPAWN CL_INIT[$h]=$CT_INIT
+	nsenter -t "$CT_INIT" -n sh -c "ip link set lo up && ip addr add ${CL_ADDR[$h]}/24 dev host0 && ip link set host0 up" ||
 		bail "could not give $h its address"
 }
 
@@ -208,14 +211,13 @@ cl_restart_slurmd() {
 			return 1
 	done
 	for h in "$@"; do
-		on ctl wait_until 60 "node $h usable" _sys_node_ready "$h" || return 1
+		on ctl wait_until 60 "node $h usable" node_usable "$h" || return 1
 	done
 }
 
 # cl_start: munge everywhere, slurmctld on ctl, slurmd on the nodes (all
 # were started at boot, before the packages: restart them now).
 cl_start() {
-	local h
 	on ctl ct systemctl restart slurmctld || bail "slurmctld did not start on ctl"
 	cl_restart_slurmd $CL_NODES || {
 		cl_dump
@@ -223,130 +225,7 @@ cl_start() {
 	}
 }
 
-# --- observing ------------------------------------------------------------------
-
-# cl_mark: a journal cursor on every host (CL_MARK[HOST]).
-cl_mark() {
-	local h
-	for h in $CL_HOSTS; do
-		CL_MARK[$h]=$(on "$h" journal_mark)
-	done
-}
-
-# boot_mark: a journal cursor from before the current boot's own entries
-# (the journal is persistent: journal_since "" would read earlier boots).
-boot_mark() {
-	ct journalctl -b -q -o json --no-pager 2>/dev/null | head -n 1 |
-		sed -n 's/.*"__CURSOR":"\([^"]*\)".*/\1/p'
-}
-
-# held HOST: the jobs in HOST's state file, as {id,id}; {} when absent or
-# empty; "bad: ..." when the count line does not match the IDs.
-held() {
-	on "$1" ct sh -c "cat $SYS_STATE 2>/dev/null || echo missing" | awk '
-		NR == 1 { first = $0; next }
-		{ ids = ids (n++ ? "," : "") $0 }
-		END {
-			if (first == "missing" || (first == "0" && n == 0)) print "{}"
-			else if (first == n) print "{" ids "}"
-			else print "bad: count " first ", ids " ids
-		}'
-}
-
-# view HOST: the node as the scenarios assert it: what its state file
-# holds, what its systemd says of the unit, the eBPF programs the unit's
-# process holds.
-view() {
-	printf 'held=%s active=%s progs=%s' "$(held "$1")" "$(on "$1" is_active)" "$(on "$1" unit_progs)"
-}
-
-# ids ID...: {id,id} sorted, as held prints them.
-ids() {
-	echo "{$(printf '%s\n' "$@" | sort -n | tr '\n' , | sed 's/,$//')}"
-}
-
-# The unit's main PID on HOST.
-unit_pid() {
-	on "$1" ct systemctl show -p MainPID --value "$SYS_UNIT"
-}
-
-# Since the last cl_mark, on HOST: the unit's start/stop jobs, the plugin's
-# lines.
-unit_jobs() {
-	on "$1" unit_jobs_since "${CL_MARK[$1]}"
-}
-
-plugin_lines() {
-	on "$1" plugin_log_since "${CL_MARK[$1]}"
-}
-
-# The state Slurm gives a node (sinfo, asked on ctl).
-nstate() {
-	on ctl node_state "$1"
-}
-
-# --- jobs -------------------------------------------------------------------------
-
-# The task of a cluster job: cl-payload NAME (tests/cluster/files) records
-# what its node's systemd says of the unit as the task starts, then runs
-# the system tests' payload (waits for NAME.gate on its own node).
-cl_install_payload() {
-	local h
-	for h in $CL_HOSTS; do
-		install -m 0755 "$SYS_TOP/tests/cluster/files/cl-payload" "${CL_ROOT[$h]}/usr/local/bin/cl-payload"
-	done
-}
-
-# sb NAME SBATCH-ARGS...: sbatch on ctl as the test user; prints the job
-# ID, or fails with sbatch's words on stderr.
-sb() {
-	local name=$1 out
-	shift
-	out=$(on ctl ctu timeout 60 sbatch --parsable -J "$name" -o "$CL_JOBS/$name-%j.out" "$@" 2>&1) || {
-		diag "sbatch $* failed: $out"
-		return 1
-	}
-	echo "${out%%;*}"
-}
-
-# started NAME HOST...: the payload NAME runs on every HOST.
-started_on() {
-	local name=$1 h
-	shift
-	for h in "$@"; do
-		test -e "${CL_ROOT[$h]}$CL_JOBS/$name.started" || return 1
-	done
-}
-
-wait_started_on() {
-	local name=$1
-	shift
-	wait_until 60 "payload $name started on $*" started_on "$name" "$@"
-}
-
-# What the unit was as the payload NAME started on HOST.
-unit_at_start() {
-	cat "${CL_ROOT[$1]}$CL_JOBS/$2.unit" 2>/dev/null || echo "no record"
-}
-
-# release NAME: the gate, on every running host.
-release_all() {
-	local h
-	for h in $CL_HOSTS; do
-		[ -n "${CL_INIT[$h]:-}" ] && touch "${CL_ROOT[$h]}$CL_JOBS/$1.gate"
-	done
-	return 0
-}
-
-jstate() {
-	on ctl job_state "$1"
-}
-
-wait_done() {
-	on ctl wait_job_done "$@"
-}
-
-# --- diagnostics ----------------------------------------------------------------
+# --- diagnostics and the end -------------------------------------------------------
 
 # cl_dump: each host's relevant logs, into the TAP log and $RUN/log.
 cl_dump() {
@@ -358,21 +237,21 @@ cl_dump() {
 	done
 	if [ -n "${CL_INIT[ctl]:-}" ]; then
 		diag "ctl: squeue / sinfo:"
-		_sys_show "$(on ctl ct squeue 2>&1; on ctl ct sinfo -N -o '%N %T %E' 2>&1)"
+		show "$(on ctl ct squeue 2>&1; on ctl ct sinfo -N -o '%N %T %E' 2>&1)"
 		diag "ctl: slurmctld journal (last 40):"
-		_sys_show "$(on ctl ct journalctl -b --no-pager -o cat -u slurmctld 2>&1 | tail -n 40)"
+		show "$(on ctl ct journalctl -b --no-pager -o cat -u slurmctld 2>&1 | tail -n 40)"
 	fi
 	for h in $CL_NODES; do
 		[ -n "${CL_INIT[$h]:-}" ] || continue
-		diag "$h: state file: $(on "$h" ct cat "$SYS_STATE" 2>&1 | tr '\n' ' ')"
+		diag "$h: state file: $(on "$h" ct cat "$STATE" 2>&1 | tr '\n' ' ')"
 		diag "$h: packages: $(cl_installed "$h"); plugin line: $(on "$h" plugin_line 2>&1)"
 		diag "$h: systemctl status $SYS_UNIT slurmd:"
-		_sys_show "$(on "$h" ct systemctl status --no-pager -n 0 "$SYS_UNIT" slurmd 2>&1 | head -n 30)"
+		show "$(on "$h" ct systemctl status --no-pager -n 0 "$SYS_UNIT" slurmd 2>&1 | head -n 30)"
 		diag "$h: slurmd journal (spank, prolog/epilog, error lines; last 40):"
-		_sys_show "$(on "$h" ct journalctl -b --no-pager -o cat -u slurmd 2>&1 |
+		show "$(on "$h" ct journalctl -b --no-pager -o cat -u slurmd 2>&1 |
 			grep -E 'spank|rolog|pilog|error|drain|conf' | tail -n 40)"
 		diag "$h: $SYS_UNIT journal (last 12):"
-		_sys_show "$(on "$h" ct journalctl -b --no-pager -o short-precise -u "$SYS_UNIT" 2>&1 | tail -n 12)"
+		show "$(on "$h" ct journalctl -b --no-pager -o short-precise -u "$SYS_UNIT" 2>&1 | tail -n 12)"
 	done
 }
 
@@ -411,7 +290,7 @@ cl_finish() {
 		mountpoint -q "$p" 2>/dev/null && left="$left mount:$p"
 	done
 	for p in $CL_HOSTS; do
-		for t in $(_sys_cgroup_tops); do
+		for t in $(sys_cgroup_tops); do
 			[ -d "$t/slurm-spank-ebpf-ebpfc-$p" ] && left="$left cgroup:$t/slurm-spank-ebpf-ebpfc-$p"
 		done
 	done

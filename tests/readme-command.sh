@@ -8,7 +8,7 @@
 # cache: the machine's own are not touched); make test's summary is the
 # last line and a failed test makes the exit status non-zero; and the real
 # list parses, each name once.
-. "${srcdir:-.}/tests/lib.sh"
+. "${srcdir:-.}/tests/lib/tap.sh"
 need_cmd dpkg-query awk sed mktemp
 
 src=${srcdir:-.}
@@ -16,11 +16,6 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp"
 absent=slurm-spank-ebpf-test-absent-package
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n # SKIP $*"
-}
 
 # A scratch tree: the script, a configure double (records its arguments)
 # and, on PATH, make and apt-get doubles (record their arguments; make test
@@ -53,9 +48,9 @@ printf '# stub\n[a]\ndpkg\nbash # comment\n\n[b]\ncoreutils\ndpkg\n' >"$T/tests/
 printf '[a]\ndpkg\n%s\n[b]\ncoreutils\n' "$absent" >"$T/tests/deps/absent.txt"
 chmod -R a+rX "$T"
 
-# run [ENV=VALUE...] -- ARG...: tests/run.sh of the scratch tree; sets out
+# run_script [ENV=VALUE...] -- ARG...: tests/run.sh of the scratch tree; sets out
 # (stdout and stderr) and st, and empties the call log first.
-run() {
+run_script() {
 	local envs=()
 	while [ "$1" != -- ]; do
 		envs+=("$1")
@@ -67,7 +62,7 @@ run() {
 	out=$(env "${envs[@]}" PATH="$tmp/bin:$PATH" bash "$T/tests/run.sh" "$@" 2>&1)
 	st=$?
 }
-calls() { cat "$tmp/calls"; }
+recorded() { cat "$tmp/calls"; }
 
 # --- without root ------------------------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
@@ -75,18 +70,18 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	nobody() { "$@"; }
 fi
-run -- --no-install --deps="$T/tests/deps/present.txt"
+run_script -- --no-install --deps="$T/tests/deps/present.txt"
 is "--no-install, nothing missing: exit 0" "$st" 0
 like "--no-install, nothing missing: says so, counting each name once" "$out" \
 	'^tests/run.sh: all 3 Debian packages of .*present.txt are installed: nothing to install$'
-run -- --no-install --deps="$T/tests/deps/absent.txt"
+run_script -- --no-install --deps="$T/tests/deps/absent.txt"
 is "--no-install, one missing: exit 1" "$st" 1
 like "--no-install names the missing package" "$out" "not installed: $absent\$"
 like "--no-install prints the apt-get line" "$out" \
 	"as root: apt-get update && apt-get install -y --no-install-recommends $absent\$"
-run -- --no-install --deps="$T/tests/deps/absent.txt" --groups=b
+run_script -- --no-install --deps="$T/tests/deps/absent.txt" --groups=b
 is "--groups=b leaves the missing package of [a] out" "$st" 0
-run -- --no-install --deps="$T/tests/deps/absent.txt" --groups=c
+run_script -- --no-install --deps="$T/tests/deps/absent.txt" --groups=c
 like "--groups with an unknown group: refused" "$st:$out" '^1:.*no group \[c\]'
 
 if command -v setpriv >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
@@ -96,13 +91,13 @@ if command -v setpriv >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
 	like "without root: says it needs root" "$out" '^tests/run.sh: needs root'
 	like "without root: prints the apt-get line" "$out" \
 		"as root: apt-get update && apt-get install -y --no-install-recommends $absent\$"
-	is "without root: no apt-get, configure or make" "$(calls)" ""
+	is "without root: no apt-get, configure or make" "$(recorded)" ""
 	out=$(cd "$tmp" && nobody env PATH="$tmp/bin:$PATH" bash "$T/tests/run.sh" --install-only --deps="$T/tests/deps/present.txt" 2>&1)
 	st=$?
 	is "without root, nothing missing, --install-only: still refuses (exit 1)" "$st" 1
-	is "  and runs nothing" "$(calls)" ""
+	is "  and runs nothing" "$(recorded)" ""
 else
-	for i in 1 2 3 4 5 6; do skip "setpriv missing"; done
+	for i in 1 2 3 4 5 6; do skip_point "setpriv missing"; done
 fi
 
 # --- the real list ----------------------------------------------------------
@@ -115,39 +110,39 @@ is "no package listed twice (make and util-linux serve two groups)" "$dups" ""
 
 # --- as root --------------------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
-	for i in $(seq 1 22); do skip "root"; done
+	for i in $(seq 1 22); do skip_point "root"; done
 	done_testing
 fi
 
-run -- --install-only --deps="$T/tests/deps/present.txt"
+run_script -- --install-only --deps="$T/tests/deps/present.txt"
 is "--install-only, nothing missing: exit 0" "$st" 0
 like "  says nothing to install" "$out" 'nothing to install$'
-is "  calls neither apt-get nor configure nor make" "$(calls)" ""
+is "  calls neither apt-get nor configure nor make" "$(recorded)" ""
 
-run LC_ALL=C.UTF-8 MAKE_SUMMARY="5 passed, 0 failed, 1 skipped" MAKE_STATUS=0 -- --deps="$T/tests/deps/present.txt"
+run_script LC_ALL=C.UTF-8 MAKE_SUMMARY="5 passed, 0 failed, 1 skipped" MAKE_STATUS=0 -- --deps="$T/tests/deps/present.txt"
 is "whole run, nothing missing, tests pass: exit 0" "$st" 0
-is "  configure --enable-werror, make, make test; no apt-get" "$(calls)" \
+is "  configure --enable-werror, make, make test; no apt-get" "$(recorded)" \
 	"configure -q --enable-werror
 make -s -j$(nproc)
 make test"
 is "  the last line is make test's summary" "$(printf '%s\n' "$out" | tail -n 1)" "5 passed, 0 failed, 1 skipped"
 is "  make test runs in the caller's locale" "$(cat "$tmp/locale")" C.UTF-8
 
-run MAKE_SUMMARY="4 passed, 1 failed, 1 skipped" MAKE_STATUS=2 -- --deps="$T/tests/deps/present.txt"
+run_script MAKE_SUMMARY="4 passed, 1 failed, 1 skipped" MAKE_STATUS=2 -- --deps="$T/tests/deps/present.txt"
 is "whole run, a test fails: exit status non-zero (make's)" "$st" 2
 is "  the last line is still the summary (make's Error line dropped)" \
 	"$(printf '%s\n' "$out" | tail -n 1)" "4 passed, 1 failed, 1 skipped"
 
-run MAKE_SUMMARY="make: *** [Makefile:42: all] Error 1" MAKE_STATUS=2 -- --deps="$T/tests/deps/present.txt"
+run_script MAKE_SUMMARY="make: *** [Makefile:42: all] Error 1" MAKE_STATUS=2 -- --deps="$T/tests/deps/present.txt"
 is "build broken, no summary: exit status non-zero (make's)" "$st" 2
 like "  and says the tests did not run" "$(printf '%s\n' "$out" | tail -n 1)" \
 	'^tests/run.sh: make test stopped before the tests ran'
 
 # Missing, apt-get a double that succeeds and installs nothing.
-run -- --install-only --deps="$T/tests/deps/absent.txt"
+run_script -- --install-only --deps="$T/tests/deps/absent.txt"
 like "missing: prints what it installs" "$out" \
 	"^tests/run.sh: installing them: apt-get update && apt-get install -y --no-install-recommends $absent\$"
-is "  then apt-get update and install with a lock timeout" "$(calls)" \
+is "  then apt-get update and install with a lock timeout" "$(recorded)" \
 	"apt-get -o DPkg::Lock::Timeout=600 -q update
 apt-get -o DPkg::Lock::Timeout=600 -q install -y --no-install-recommends $absent"
 printed=$(printf '%s\n' "$out" | grep -n "installing them" | cut -d: -f1)
@@ -177,11 +172,11 @@ EOF
 	like "  ends naming the missing package" "$(printf '%s\n' "$out" | tail -n 1)" \
 		"cannot reach the package mirror \(offline\?\)\. Missing: $absent\$"
 	like "  shows apt's own error" "$out" '^  (E|W|Err):'
-	is "  no configure, no make" "$(calls)" ""
+	is "  no configure, no make" "$(recorded)" ""
 	is "  the machine's own package lists untouched" \
 		"$(ls /var/lib/apt/lists | grep -c '127\.0\.0\.1')" 0
 else
-	for i in 1 2 3 4 5 6; do skip "apt-get"; done
+	for i in 1 2 3 4 5 6; do skip_point "apt-get"; done
 fi
 
 done_testing

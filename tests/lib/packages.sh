@@ -1,0 +1,90 @@
+# This tree's Debian packages for the containers: the `make dist` tarball,
+# built inside a container with that release's Slurm headers as `make
+# deb` builds it, installed with apt. For tests/lib/system.sh (and, by
+# role, multihost.sh); through ct (tests/lib/container.sh), with RUN, SUITE,
+# SYS_BUILDDIR and NODE_ROOT set by sys_setup and the boot.
+
+# The tarball to build from: $SYSTEM_TARBALL, or what `make dist` makes of
+# this tree (`make distdir` into the run directory, then tar, so that the
+# tree's own tarball is never touched).
+sys_tarball() {
+	local name
+	if [ -n "${SYSTEM_TARBALL:-}" ]; then
+		[ -f "$SYSTEM_TARBALL" ] || bail "SYSTEM_TARBALL=$SYSTEM_TARBALL does not exist"
+		TARBALL=$SYSTEM_TARBALL
+		return 0
+	fi
+	[ -f "$SYS_BUILDDIR/Makefile" ] || missing "a configured tree at $SYS_BUILDDIR (./configure) for make dist"
+	name=$(sed -n 's/^PACKAGE_TARNAME = //p' "$SYS_BUILDDIR/Makefile")-$(sed -n 's/^PACKAGE_VERSION = //p' "$SYS_BUILDDIR/Makefile")
+	mkdir -p "$RUN/dist"
+	if ! make -s -C "$SYS_BUILDDIR" distdir distdir="$RUN/dist/$name" top_distdir="$RUN/dist/$name" \
+		>"$RUN/log/dist.log" 2>&1 ||
+		! tar -C "$RUN/dist" -cJf "$RUN/dist/$name.tar.xz" "$name" 2>>"$RUN/log/dist.log"; then
+		show "$(tail -n 30 "$RUN/log/dist.log")"
+		bail "make distdir failed"
+	fi
+	TARBALL=$RUN/dist/$name.tar.xz
+}
+
+# sys_install: builds the packages from TARBALL inside the container, with
+# that release's Slurm headers, and installs them; adds the test user.
+sys_install() {
+	local t0
+	cp "$TARBALL" "$NODE_ROOT$SYS_CDIR/build/"
+	SLURM_VERSION=$(ct dpkg-query -W -f='${Version}' slurmd 2>/dev/null)
+	SLURM_MAJMIN=$(echo "$SLURM_VERSION" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+	diag "$SUITE: Slurm $SLURM_VERSION, $(ct bpftrace --version 2>&1), systemd $(ct dpkg-query -W -f='${Version}' systemd)"
+	t0=$(date +%s)
+	SYS_BUILD_HOW=
+	_sys_build_debs
+	diag "$SUITE: built and installed in $(($(date +%s) - t0)) s: $SYS_BUILD_HOW"
+	ct useradd -m -s /bin/sh "$SYS_USER" || bail "useradd failed"
+}
+
+# sys_build_debs: the packages, as `make deb` builds them (packaging/debian,
+# dist tarball), built from TARBALL inside the container `ct` runs in;
+# SYS_DEBS lists them there, and they are copied to $RUN/debs for other
+# containers. Returns 1 when the tarball has no packaging/debian.
+sys_build_debs() {
+	local b=$SYS_CDIR/build tb rc debs d
+	tb=$(basename "$TARBALL")
+	tar -tJf "$TARBALL" | grep -q '/packaging/debian/control$' || return 1
+	mkdir -p "$NODE_ROOT$b"
+	cp "$TARBALL" "$NODE_ROOT$b/"
+	ct sh -c "cd $b && tar -xJf $tb && cd \$(tar -tJf $tb | head -n 1 | cut -d/ -f1) &&
+		./configure -q && DEB_BUILD_OPTIONS='nocheck parallel=2' make deb" \
+		>"$RUN/log/build.log" 2>&1
+	rc=$?
+	debs=$(cd "$NODE_ROOT$b" && find . -path '*/_pkg/deb/*.deb' | sort)
+	if [ "$rc" -ne 0 ] || [ -z "$debs" ]; then
+		show "$(tail -n 40 "$RUN/log/build.log")"
+		bail "$SUITE: building the packages failed (log: $RUN/log/build.log)"
+	fi
+	SYS_DEBS=$(echo "$debs" | sed "s|^\./|$b/|" | grep -v -- '-dbgsym_')
+	mkdir -p "$RUN/debs"
+	for d in $SYS_DEBS; do
+		cp "$NODE_ROOT$d" "$RUN/debs/" || bail "could not copy $d out of the container"
+	done
+}
+
+# The packages (sys_build_debs), installed with apt; without
+# packaging/debian, ./configure && make && make install (an interim step,
+# reported as such).
+_sys_build_debs() {
+	local b=$SYS_CDIR/build tb
+	tb=$(basename "$TARBALL")
+	if sys_build_debs; then
+		SYS_BUILD_HOW="Debian packages (./configure && make deb)"
+		if ! ct apt-get install -y --no-install-recommends $SYS_DEBS >"$RUN/log/install.log" 2>&1; then
+			show "$(tail -n 20 "$RUN/log/install.log")"
+			bail "$SUITE: apt-get install of the packages failed"
+		fi
+		SYS_INSTALLED=packages
+	else
+		SYS_BUILD_HOW="INTERIM: no packaging/debian in the tarball, ./configure && make && make install"
+		ct sh -c "cd $b && tar -xJf $tb && cd \$(tar -tJf $tb | head -n 1 | cut -d/ -f1) &&
+			./configure -q && make -s && make -s install" >"$RUN/log/build.log" 2>&1 ||
+			{ show "$(tail -n 40 "$RUN/log/build.log")"; bail "$SUITE: build failed"; }
+		SYS_INSTALLED=make-install
+	fi
+}
