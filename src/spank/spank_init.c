@@ -9,7 +9,7 @@
 #include "sets.h"
 #include "statefile.h"
 
-static int check_request(int val, const char *optarg, int remote);
+static int check_request(int val, const char *arg, int remote);
 
 /* Without probe sets, the flag of before sets existed; with them, an
  * optional value (--ebpf, --ebpf=SET[,SET...]), checked at submission. */
@@ -27,29 +27,29 @@ static struct sets submit_sets;
 static bool sets_configured, sets_read;
 static char sets_err[600], usage[4096];
 
-static bool plain_request(const char *optarg)
+static bool plain_request(const char *arg)
 {
-	return !optarg || !*optarg || !strcmp(optarg, "(null)");
+	return !arg || !*arg || !strcmp(arg, "(null)");
 }
 
 /* sbatch, salloc, srun: an unknown set is refused before anything is
  * queued, with the allowed ones. Never on the node (remote): the prolog
  * checks again, and a failing callback there would fail the step. */
-static int check_request(int val, const char *optarg, int remote)
+static int check_request(int val, const char *arg, int remote)
 {
 	char bad[64], allowed[400];
 	uint32_t mask;
 
 	(void)val;
-	if (remote || plain_request(optarg))
+	if (remote || plain_request(arg))
 		return 0;
 	if (!sets_read) {
 		/* The nodes' sets file is the truth; an unreadable copy here
 		 * must not stop users. */
-		log_msg(LOG_INFO, "cannot check --ebpf=%.64s here (%s); the nodes will", optarg, sets_err);
+		log_msg(LOG_INFO, "cannot check --ebpf=%.64s here (%s); the nodes will", arg, sets_err);
 		return 0;
 	}
-	if (sets_request(&submit_sets, optarg, &mask, bad, sizeof(bad)) == 0)
+	if (sets_request(&submit_sets, arg, &mask, bad, sizeof(bad)) == 0)
 		return 0;
 	sets_allowed(&submit_sets, allowed, sizeof(allowed));
 	log_msg(LOG_ERROR, "unknown probe set \"%s\"; allowed: %s", bad, allowed);

@@ -41,6 +41,7 @@ const char *spank_strerror(spank_err_t err)
 }
 
 /* Slurm's logger: "LEVEL: MESSAGE" on stderr, as the tests read it. */
+__attribute__((format(printf, 2, 0)))
 static void stub_log(const char *level, const char *fmt, va_list ap)
 {
 	if (!spank_stub_verbose)
