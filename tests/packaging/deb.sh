@@ -183,6 +183,7 @@ $doc/README.md.gz
 $doc/OPERATING.md.gz
 $doc/changelog.Debian.gz
 $doc/copyright
+$doc/examples/ebpf_exporter.service
 /usr/share/lintian/overrides/slurm-spank-ebpf
 /usr/share/man/man8/slurm-spank-ebpf.8.gz -> spank_ebpf.8.gz
 /usr/share/man/man8/spank-ebpf.8.gz
@@ -192,7 +193,8 @@ EOF
 # The unit directory is the build host's systemd.pc's (bookworm: /lib).
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 unitdir=${unitdir:-/usr/lib/systemd/system}
-is "compute: files (the preset, the timer and its two services in $unitdir)" "$(contents "$compute")" "$(sort <<EOF
+is "compute: files (the preset, the timer and its two services, the sets' template in $unitdir)" "$(contents "$compute")" "$(sort <<EOF
+$unitdir/spank-ebpf-exporter@.service
 $unitdir/spank-ebpf-metrics.service
 $unitdir/spank-ebpf-reconcile.service
 $unitdir/spank-ebpf-reconcile.timer
@@ -221,10 +223,11 @@ man=$(zcat "$r/usr/share/man/man8/spank_ebpf.8.gz")
 like "man page: version $VERSION" "$man" "^\\.TH SPANK_EBPF 8 \"[0-9-]+\" \"slurm\\\\-spank\\\\-ebpf $VERSION\""
 like "man page: Debian's paths" "$man" "^\\.I /usr/lib/$triplet/slurm-wlm/spank_ebpf\\.so\$"
 is "man page: lint-clean" "$(printf '%s\n' "$man" | groff -ww -z -man 2>&1)" ""
-is "preset: service and socket disabled, the reconcile timer enabled" \
+is "preset: service, socket and the sets' template disabled, the reconcile timer enabled" \
 	"$(active_lines "$tmp/root-slurm-spank-ebpf-compute/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset")" \
 	"disable ebpf_exporter.service
 disable ebpf_exporter.socket
+disable spank-ebpf-exporter@.service
 enable spank-ebpf-reconcile.timer"
 ok_if "the command: /usr/sbin/spank-ebpf, executable" test -x "$r/usr/sbin/spank-ebpf"
 like "the command runs: --version" "$("$r/usr/sbin/spank-ebpf" --version 2>&1)" "^spank-ebpf $VERSION\$"

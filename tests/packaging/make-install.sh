@@ -26,7 +26,7 @@ mandir=$D$(mkexpand mandir)
 presetdir=$D$(mkexpand systempresetdir)
 unitdir=$D$(mkexpand systemdsystemunitdir)
 sbindir=$D$(mkexpand sbindir)
-units="spank-ebpf-reconcile.timer spank-ebpf-reconcile.service spank-ebpf-metrics.service"
+units="spank-ebpf-reconcile.timer spank-ebpf-reconcile.service spank-ebpf-metrics.service spank-ebpf-exporter@.service"
 link=$conf/plugstack.conf.d/spank_ebpf.conf
 
 pk_ok "make install DESTDIR=..." inst install
@@ -48,6 +48,13 @@ is "the services run the installed command" \
 	"$(grep -h '^ExecStart=' "$unitdir/spank-ebpf-reconcile.service" "$unitdir/spank-ebpf-metrics.service" 2>&1)" \
 	"ExecStart=$(mkexpand sbindir)/spank-ebpf reconcile
 ExecStart=$(mkexpand sbindir)/spank-ebpf metrics --textfile $(mkvar TEXTFILE_DIR)"
+is "the sets' template runs and admits through the installed command" \
+	"$(grep -hE '^ExecStart(Post)?=' "$unitdir/spank-ebpf-exporter@.service" 2>&1)" \
+	"ExecStart=$(mkexpand sbindir)/spank-ebpf exporter %i
+ExecStartPost=-+$(mkexpand sbindir)/spank-ebpf admit %i"
+example=$D$(mkexpand docdir)/examples/ebpf_exporter.service
+is "the example ebpf_exporter.service runs the configured exporter" \
+	"$(grep -h '^ExecStart=' "$example" 2>&1 | cut -d' ' -f1)" "ExecStart=$(mkvar EXPORTER_PATH)"
 is "nothing else in plugstack.conf.d" "$(ls -A "$conf/plugstack.conf.d")" "spank_ebpf.conf"
 
 # An admin edits the drop-in; installing again (an upgrade from source)

@@ -140,9 +140,10 @@ for kv in "unit=ebpf_exporter.service" "state=/run/ebpf_exporter.refcount" \
 	"systemctl=$(mkvar SYSTEMCTL)" "timeout=10 " "lock_timeout=60 "; do
 	like "drop-in documents $kv" "$(cat "$dropin")" "^#[[:space:]]+$kv"
 done
-is "preset: keeps the exporter's service and socket disabled, enables the reconcile timer" \
+is "preset: keeps the exporter's service, socket and the sets' template disabled, enables the reconcile timer" \
 	"$(active_lines "$preset")" "disable ebpf_exporter.service
 disable ebpf_exporter.socket
+disable spank-ebpf-exporter@.service
 enable spank-ebpf-reconcile.timer"
 
 done_testing

@@ -79,6 +79,7 @@ lrwxrwxrwx - /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 -rwxr-xr-x - /usr/sbin/spank-ebpf
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/OPERATING.md
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/README.md
+-rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/examples/ebpf_exporter.service
 -rw-r--r-- d /usr/share/man/man8/slurm-spank-ebpf.8
 -rw-r--r-- d /usr/share/man/man8/spank-ebpf.8
 -rw-r--r-- d /usr/share/man/man8/spank_ebpf.8
@@ -86,8 +87,9 @@ lrwxrwxrwx - /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 EOF
 )"
 unitdir=$(rpm --eval '%{?_unitdir}%{!?_unitdir:/usr/lib/systemd/system}')
-is "compute: the preset, the timer and its services" "$(files "$compute")" "$(sort -k3 <<EOF
+is "compute: the preset, the timer and its services, the sets' template" "$(files "$compute")" "$(sort -k3 <<EOF
 -rw-r--r-- - /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
+-rw-r--r-- - $unitdir/spank-ebpf-exporter@.service
 -rw-r--r-- - $unitdir/spank-ebpf-metrics.service
 -rw-r--r-- - $unitdir/spank-ebpf-reconcile.service
 -rw-r--r-- - $unitdir/spank-ebpf-reconcile.timer
@@ -158,10 +160,11 @@ like "man page: RPM paths" "$man" "^\\.I $libdir/slurm/spank_ebpf\\.so\$"
 like "man page: /etc/slurm" "$man" '^\.B /etc/slurm/spank_ebpf\.conf$'
 like "plugin exports slurm_spank_init" "$(nm -D --defined-only "$x$libdir/slurm/spank_ebpf.so" 2>&1)" ' slurm_spank_init$'
 ok_if "no libtool archive" sh -c "! find '$tmp' -name '*.la' | grep -q ."
-is "preset: service and socket disabled, the reconcile timer enabled" \
+is "preset: service, socket and the sets' template disabled, the reconcile timer enabled" \
 	"$(active_lines "$tmp/x-compute/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset")" \
 	"disable ebpf_exporter.service
 disable ebpf_exporter.socket
+disable spank-ebpf-exporter@.service
 enable spank-ebpf-reconcile.timer"
 is "metrics service: the RPM textfile directory" \
 	"$(grep -E '^(ConditionPathIsDirectory|ExecStart)=' "$tmp/x-compute$unitdir/spank-ebpf-metrics.service" 2>&1)" \
