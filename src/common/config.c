@@ -14,9 +14,6 @@
 #ifndef ADMIN_CMD_PATH
 #define ADMIN_CMD_PATH "/usr/sbin/spank-ebpf"
 #endif
-#ifndef TEXTFILE_PATH
-#define TEXTFILE_PATH "/var/lib/prometheus/node-exporter"
-#endif
 
 static int fail(char *err, size_t errlen, const char *arg, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -218,7 +215,6 @@ static void set_defaults(struct config *cfg)
 	cfg->lock_timeout = DEFAULT_LOCK_TIMEOUT;
 	snprintf(cfg->cgroup_root, sizeof(cfg->cgroup_root), "/sys/fs/cgroup");
 	snprintf(cfg->admin_cmd, sizeof(cfg->admin_cmd), "%s", ADMIN_CMD_PATH);
-	snprintf(cfg->textfile_dir, sizeof(cfg->textfile_dir), "%s", TEXTFILE_PATH);
 }
 
 /* Applies argv to *cfg, which holds the defaults. */

@@ -46,9 +46,6 @@ struct config {
 	/* Where systemd's cgroup tree is mounted; not a plugstack argument,
 	 * tests point it elsewhere. */
 	char cgroup_root[64];
-	/* node_exporter's textfile directory (jobinfo.h); not a plugstack
-	 * argument, tests point it elsewhere. */
-	char textfile_dir[CONFIG_PATH_MAX];
 };
 
 /* Fills *cfg with the defaults, then applies argv. On error returns -1,

@@ -178,7 +178,7 @@ static void write_textfile(const char *dir, const struct jobinfo_list *l)
 	}
 }
 
-int jobinfo_store(struct statefile *sf, const struct config *cfg, const struct jobinfo_list *l)
+int jobinfo_store(struct statefile *sf, const char *textfile_dir, const struct jobinfo_list *l)
 {
 	static char buf[JOBINFO_MAX * 128];
 	size_t i, n = 0;
@@ -190,7 +190,8 @@ int jobinfo_store(struct statefile *sf, const struct config *cfg, const struct j
 				      j->user[0] ? j->user : "-", j->sluid[0] ? j->sluid : "-",
 				      j->sets, j->end);
 	}
-	write_textfile(cfg->textfile_dir, l);
+	if (textfile_dir)
+		write_textfile(textfile_dir, l);
 	if (n == 0) {
 		statefile_remove_aux(sf, JOBINFO_FILE);
 		return 0;

@@ -42,9 +42,9 @@ struct jobinfo_list {
 /* Reads <state>.jobs (missing: empty; a damaged line is skipped, said).
  * Returns 0, -1 (logged) when it cannot be used or memory runs out. */
 int jobinfo_load(struct statefile *sf, struct jobinfo_list *l);
-/* Replaces it atomically (lock held), and the textfile (when its
- * directory exists). Returns 0 or -1 (logged). */
-int jobinfo_store(struct statefile *sf, const struct config *cfg, const struct jobinfo_list *l);
+/* Replaces it atomically (lock held), and the textfile in textfile_dir
+ * (when not NULL and the directory exists). Returns 0 or -1 (logged). */
+int jobinfo_store(struct statefile *sf, const char *textfile_dir, const struct jobinfo_list *l);
 void jobinfo_free(struct jobinfo_list *l);
 
 /* The job's record, or NULL. */

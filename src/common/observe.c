@@ -9,6 +9,13 @@
 #include "observe.h"
 #include "transition.h"
 
+/* Where node_exporter reads job_info: the sets file says; unreadable, the
+ * file is left as it is (NULL) rather than emptied on a guess. */
+static const char *observe_textfile(const struct sets *sets)
+{
+	return sets ? sets->textfile : NULL;
+}
+
 /* The project's configs among the set's (bits of spank_job_val). */
 static uint32_t observe_set_configs(const struct sets *sets, const char *name)
 {
@@ -56,7 +63,7 @@ void observe_join(struct statefile *sf, const struct config *cfg, const struct s
 	if (!j)
 		log_msg(LOG_ERROR, "cannot record the job's user and sets: %zu jobs recorded, or no memory", l.n);
 	else
-		jobinfo_store(sf, cfg, &l);
+		jobinfo_store(sf, observe_textfile(sets), &l);
 	for (b = 0; b < set->nnames; b++)
 		if (mask & (1u << b))
 			observe_admit(cfg, sets, set->names[b], job, who ? who->sluid : NULL);
@@ -83,7 +90,7 @@ void observe_leave(struct statefile *sf, const struct config *cfg, const struct 
 	}
 	if (j) {
 		j->end = jobinfo_now();
-		jobinfo_store(sf, cfg, &l);
+		jobinfo_store(sf, observe_textfile(sets), &l);
 	}
 	jobinfo_free(&l);
 	observe_prune(sf, cfg, sets, set);
@@ -170,7 +177,7 @@ int observe_prune(struct statefile *sf, const struct config *cfg, const struct s
 		gone++;
 	}
 	if (gone || changed)
-		jobinfo_store(sf, cfg, &l);
+		jobinfo_store(sf, observe_textfile(sets), &l);
 	jobinfo_free(&l);
 	return gone;
 }

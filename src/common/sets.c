@@ -14,6 +14,9 @@
 #ifndef EXPORTER_PATH
 #define EXPORTER_PATH "/usr/local/bin/ebpf_exporter"
 #endif
+#ifndef TEXTFILE_PATH
+#define TEXTFILE_PATH "/var/lib/prometheus/node-exporter"
+#endif
 #ifndef EXPORTER_CONFIG_DIR
 #define EXPORTER_CONFIG_DIR "/usr/share/slurm-spank-ebpf/ebpf_exporter"
 #endif
@@ -187,13 +190,14 @@ static int once(struct parser *p, unsigned int *seen, int bit, const char *key)
 
 static int global_key(struct parser *p, struct sets *s, const char *k, const char *v)
 {
-	static const char *const keys[] = { "unit", "exporter", "config_dir", "default", "always" };
+	static const char *const keys[] = { "unit", "exporter", "config_dir", "default", "always",
+					    "textfile" };
 	size_t i, len = strlen(v);
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && strcmp(k, keys[i]); i++)
 		;
 	if (i == sizeof(keys) / sizeof(keys[0]))
-		return refuse(p, "unknown key \"%.40s\" (before the first [set]: unit, exporter, config_dir, default, always)",
+		return refuse(p, "unknown key \"%.40s\" (before the first [set]: unit, exporter, config_dir, default, always, textfile)",
 			      k);
 	if (once(p, &p->seen_global, (int)i, k) < 0)
 		return -1;
@@ -218,6 +222,12 @@ static int global_key(struct parser *p, struct sets *s, const char *k, const cha
 	case 3:
 		snprintf(p->default_list, sizeof(p->default_list), "%s", v);
 		p->default_line = p->line;
+		return 0;
+	case 5:
+		/* "none": no job_info textfile (no node_exporter here). */
+		if (strcmp(v, "none") && check_path(p, "textfile", v) < 0)
+			return -1;
+		snprintf(s->textfile, sizeof(s->textfile), "%s", strcmp(v, "none") ? v : "");
 		return 0;
 	default:
 		snprintf(p->always_list, sizeof(p->always_list), "%s", v);
@@ -325,6 +335,7 @@ int sets_parse(const char *text, size_t len, const char *name, struct sets *s,
 	snprintf(s->unit, sizeof(s->unit), "%s", DEFAULT_TEMPLATE);
 	snprintf(s->exporter, sizeof(s->exporter), "%s", EXPORTER_PATH);
 	snprintf(s->config_dir, sizeof(s->config_dir), "%s", EXPORTER_CONFIG_DIR);
+	snprintf(s->textfile, sizeof(s->textfile), "%s", TEXTFILE_PATH);
 	if (len > SETS_FILE_MAX)
 		return refuse(&p, "larger than %d bytes", SETS_FILE_MAX);
 	if (memchr(text, '\0', len))

@@ -10,6 +10,7 @@
  *     config_dir = /usr/share/slurm-spank-ebpf/ebpf_exporter
  *     default = io                          # what plain --ebpf means
  *     always = io                           # what mode=always means
+ *     textfile = /var/lib/prometheus/node-exporter  # job_info, or none
  *
  *     [io]
  *     description = Block I/O latency and bytes of the job
@@ -53,6 +54,7 @@ struct sets {
 	char unit[256];         /* the template, "name@.service" */
 	char exporter[SETS_PATH_MAX];
 	char config_dir[SETS_PATH_MAX];
+	char textfile[SETS_PATH_MAX];  /* node_exporter's textfile directory, "" for none */
 };
 
 /* Parses the text of a sets file (named name in messages). Returns 0, or

@@ -25,14 +25,16 @@
 #include "unit.h"
 
 static struct config cfg;
-static char dir[128], sets_path[200], textfile[300];
+static char dir[128], sets_path[200], textfile_dir[200], textfile[300];
 
-static const char sets_text[] =
-	"unit = ebpf_exporter@.service\n"
-	"default = io\n"
-	"[io]\ndescription = Block I/O\nconfigs = spank-io\nlisten = 127.0.0.1:9441\nlinger = 30\n"
-	"[two]\ndescription = Two of ours\nconfigs = spank-sched,spank-net\nlisten = 127.0.0.1:9442\n"
-	"[plain]\ndescription = Not ours\nconfigs = biolatency\nlisten = 127.0.0.1:9443\n";
+static char sets_text[1024];
+#define SETS_FORMAT \
+	"unit = ebpf_exporter@.service\n" \
+	"default = io\n" \
+	"textfile = %s\n" \
+	"[io]\ndescription = Block I/O\nconfigs = spank-io\nlisten = 127.0.0.1:9441\nlinger = 30\n" \
+	"[two]\ndescription = Two of ours\nconfigs = spank-sched,spank-net\nlisten = 127.0.0.1:9442\n" \
+	"[plain]\ndescription = Not ours\nconfigs = biolatency\nlisten = 127.0.0.1:9443\n"
 
 /* A metric map's key as the probes make it: the job ID first. */
 struct metric_key {
@@ -118,7 +120,9 @@ static void in_unit(const char *set, pid_t pid)
 	if (system(procs) != 0)
 		tap_diag("%s failed", procs);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
-	snprintf(text, sizeof(text), pid ? "%d\n" : "", (int)pid);
+	text[0] = '\0';
+	if (pid)
+		snprintf(text, sizeof(text), "%d\n", (int)pid);
 	tu_write(procs, text, strlen(text));
 }
 
@@ -214,7 +218,7 @@ static void fresh(const char *text)
 	char cmd[1400];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'.* '%s/bin/calls.log' '%s/bin/active' '%s/bin/active.d' '%s'/* '%s/cgroup/system.slice'/*",
-		 cfg.state, cfg.state, dir, dir, dir, cfg.textfile_dir, dir);
+		 cfg.state, cfg.state, dir, dir, dir, textfile_dir, dir);
 	if (system(cmd) != 0)
 		tap_diag("%s failed", cmd);
 	tu_write(sets_path, text, strlen(text));
@@ -317,7 +321,7 @@ static void test_leave_keeps_series_for_linger(pid_t io)
  * series out; another job's series stay. */
 static void test_prune_without_linger(pid_t io)
 {
-	char text[sizeof(sets_text) + 16], *t;
+	char text[sizeof(sets_text)], *t;
 	struct stat before, after;
 
 	snprintf(text, sizeof(text), "%s", sets_text);
@@ -445,11 +449,12 @@ int main(void)
 	tu_systemd_run(dir);
 	snprintf(sets_path, sizeof(sets_path), "%s/sets.conf", dir);
 	snprintf(cfg.sets, sizeof(cfg.sets), "%s", sets_path);
-	snprintf(cfg.textfile_dir, sizeof(cfg.textfile_dir), "%s/textfile", dir);
-	snprintf(textfile, sizeof(textfile), "%s/spank_ebpf_jobs.prom", cfg.textfile_dir);
+	snprintf(textfile_dir, sizeof(textfile_dir), "%s/textfile", dir);
+	snprintf(textfile, sizeof(textfile), "%s/spank_ebpf_jobs.prom", textfile_dir);
+	snprintf(sets_text, sizeof(sets_text), SETS_FORMAT, textfile_dir);
 	snprintf(cfg.admin_cmd, sizeof(cfg.admin_cmd), "/x/sbin/spank-ebpf");
 	cfg.linger = 0;
-	mkdir(cfg.textfile_dir, 0755);
+	mkdir(textfile_dir, 0755);
 	snprintf(p, sizeof(p), "%s/cgroup", dir);
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/cgroup/system.slice", dir);
