@@ -18,9 +18,10 @@ done
 top=${srcdir:-.}
 
 d=$(mktemp -d /dev/shm/spank-ebpf-sets.XXXXXX) || exit 1
-trap 'rm -rf "$d"' EXIT
+www_pid=
+trap '[ -z "$www_pid" ] || kill "$www_pid" 2>/dev/null; rm -rf "$d"' EXIT
 chmod 0755 "$d"
-mkdir -p "$d/bin" "$d/configs" "$d/prom"
+mkdir -p "$d/bin" "$d/configs" "$d/prom" "$d/textfile" "$d/www"
 install -m 0755 "$top/tests/bin/systemctl-double" "$d/bin/systemctl"
 install -m 0755 "$top/tests/bin/systemd-run-double" "$d/bin/systemd-run"
 echo "$d/state" >"$d/bin/statefile"
@@ -35,6 +36,7 @@ exporter = $d/bin/ebpf_exporter
 config_dir = $d/configs
 default = io
 always = io,sched
+textfile = $d/textfile
 
 [io]
 description = Block I/O latency and bytes
@@ -71,7 +73,7 @@ state() {
 
 reset() {
 	rm -rf "$d/state" "$d/state".* "$d/bin/calls.log" "$d/bin/active" "$d/bin/active.d" "$d/log" \
-		"$d/bin/systemd-run.log" "$d/bin/timers"
+		"$d/bin/systemd-run.log" "$d/bin/timers" "$d/textfile"/*
 }
 
 # --- check-config ---------------------------------------------------------
@@ -174,6 +176,77 @@ sed -i 's/^end [0-9]*$/end 1/' "$d/state.linger.io"
 env -i "$cmd" linger-end --set=io $args 2>>"$d/log"
 is "linger-end --set=io at the window's end: io stopped" "$(calls)" \
 	"start ebpf_exporter@io.service;start ebpf_exporter@sched.service;stop ebpf_exporter@sched.service;stop ebpf_exporter@io.service;"
+
+# --- job records, job_info, report --------------------------------------------
+# The set's exporter is a plain HTTP server with a fixed /metrics: two
+# jobs' series, as ebpf_exporter writes the spank-io config's.
+reset
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sed -i "s/^listen = 127.0.0.1:9441$/listen = 127.0.0.1:$port/" "$d/sets.conf"
+{
+	echo '# HELP ebpf_exporter_spank_io_latency_seconds Block I/O request latency'
+	echo '# TYPE ebpf_exporter_spank_io_latency_seconds histogram'
+	for j in 5 6; do
+		echo "ebpf_exporter_spank_io_latency_seconds_bucket{jobid=\"$j\",operation=\"read\",le=\"0.001\"} 10"
+		echo "ebpf_exporter_spank_io_latency_seconds_bucket{jobid=\"$j\",operation=\"read\",le=\"0.002\"} 90"
+		echo "ebpf_exporter_spank_io_latency_seconds_bucket{jobid=\"$j\",operation=\"read\",le=\"0.004\"} 100"
+		echo "ebpf_exporter_spank_io_latency_seconds_bucket{jobid=\"$j\",operation=\"read\",le=\"+Inf\"} 100"
+		echo "ebpf_exporter_spank_io_latency_seconds_count{jobid=\"$j\",operation=\"read\"} 100"
+	done
+	echo '# HELP ebpf_exporter_spank_io_bytes_total Bytes'
+	echo '# TYPE ebpf_exporter_spank_io_bytes_total counter'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="5",operation="read"} 409600'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="6",operation="read"} 8192'
+} >"$d/www/metrics"
+python3 -m http.server --bind 127.0.0.1 --directory "$d/www" "$port" >/dev/null 2>&1 &
+www_pid=$!
+wait_until 20 "the stand-in /metrics answers" python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "http://127.0.0.1:$port/metrics"
+hook program prolog 5 "$OPT=io" SLURM_JOB_USER=alice SLURM_JOB_SLUID=sEKNKTV3WPV500
+hook plugin prolog 6 "$OPT=io" SLURM_JOB_USER=bob
+hook program prolog 7 "$OPT=io" SLURM_JOB_USER=nobody
+tf=$(cat "$d/textfile/spank_ebpf_jobs.prom" 2>&1)
+like "job_info: job 5 with its user and SLUID from the prolog's environment (program face)" "$tf" \
+	'^spank_ebpf_job_info\{jobid="5",user="alice",sluid="sEKNKTV3WPV500",sets="io"\} 1$'
+like "job_info: job 6 from the plugin face" "$tf" '^spank_ebpf_job_info\{jobid="6",user="bob",sluid="",sets="io"\} 1$'
+pc=$(printf '%s\n' "$tf" | promtool check metrics 2>&1) && prc=0 || prc=$?
+is "job_info: promtool accepts it" "$prc $pc" "0 "
+is "job_info: HELP and TYPE before its samples" "$(printf '%s\n' "$tf" | prom_structure)" ""
+run -c "$d/plugstack.conf" report 5
+is "report 5: exit 0" "$rc $err" "0 "
+is "report 5: the job, its user and sets; its reads' count, bytes, p50 and p99" "$out" \
+	"job 5 (user alice), probe sets io
+  I/O read   100 requests, 409600 bytes, latency p50 0.001500 s, p99 0.003800 s"
+run -c "$d/plugstack.conf" report --json 6
+is "report --json 6: job 6's own figures (bytes 8192), null for sets it does not hold" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["io"]["read"]; print(d["job"], d["user"], r["bytes"], r["latency"]["count"], r["latency"]["p99_seconds"], d["net"], d["errors"])' 2>&1)" \
+	"6 bob 8192 100 0.0038 None []"
+run -c "$d/plugstack.conf" report 99
+is "report of a job holding nothing here: exit 1, said" "$rc $err" \
+	"1 spank-ebpf: report: job 99 holds no probe set on this node"
+asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+out=$(asnobody "$cmd" -c "$d/plugstack.conf" report 7 2>"$d/err") && rc=0 || rc=$?
+like "report as nobody of nobody's job: its figures" "$rc $out" "^0 job 7 \\(user nobody\\)"
+out=$(asnobody "$cmd" -c "$d/plugstack.conf" report 5 2>"$d/err") && rc=0 || rc=$?
+is "report as nobody of alice's job: refused as if it were not there" "$rc $(cat "$d/err")" \
+	"1 spank-ebpf: report: job 5 holds no probe set on this node (or is not yours)"
+kill "$www_pid"
+wait "$www_pid" 2>/dev/null
+www_pid=
+run -c "$d/plugstack.conf" report 5
+like "report with the set's exporter down: exit 1, naming the set and the address" "$rc $err" \
+	"^1 spank-ebpf: report: set io: cannot connect to 127.0.0.1:$port: Connection refused"
+hook program epilog 5 "$OPT=io"
+like "epilog: job 5's join key stays while io lingers (30 s)" "$(cat "$d/textfile/spank_ebpf_jobs.prom")" 'jobid="5"'
+run -c "$d/plugstack.conf" admit io
+like "admit io, whose configs are not the project's: nothing to fill, exit 0" "$rc $err" \
+	"^0 info: spank_ebpf: admit io: set io runs none of the project's configs: no job filter to fill"
+sed -i 's/^configs = bio$/configs = spank-io/' "$d/sets.conf"
+run -c "$d/plugstack.conf" admit io
+is "admit io (spank-io) without a running exporter: exit 1, said" "$rc $err" \
+	"1 error: spank_ebpf: admit io: set io: no running process of its unit has the probes' filter (map spank_jobs)"
+sed -i 's/^configs = spank-io$/configs = bio/' "$d/sets.conf"
+run -c "$d/plugstack.conf" admit nosuch
+is "admit of an unknown set: exit 2" "$rc" 2
 
 # --- exporter SET ------------------------------------------------------------
 run -c "$d/plugstack.conf" exporter sched

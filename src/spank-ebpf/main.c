@@ -27,6 +27,7 @@ static const char usage_text[] =
 	"       spank-ebpf linger-end [--set=SET] PLUGSTACK-ARGS...   (run by the plugin's linger timer)\n"
 	"       spank-ebpf [-c FILE] exporter SET   (run by spank-ebpf-exporter@SET.service)\n"
 	"       spank-ebpf [-c FILE] admit SET   (its ExecStartPost)\n"
+	"       spank-ebpf [-c FILE] report [--json] JOBID\n"
 	"       spank-ebpf --help | --version\n";
 
 static const struct {
@@ -42,6 +43,7 @@ static const struct {
 	{ "epilog", cmd_hook, "release the job's hold (Epilog=)" },
 	{ "linger-end", cmd_linger_end, "end a linger window (run by the timer the plugin arms)" },
 	{ "exporter", cmd_exporter, "become ebpf_exporter for a probe set (run by spank-ebpf-exporter@.service)" },
+	{ "report", cmd_report, "a job's probe figures now, from its sets' exporters" },
 	{ "admit", cmd_admit, "put the set's jobs in its started exporter's job filter (its ExecStartPost)" },
 };
 

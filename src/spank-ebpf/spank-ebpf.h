@@ -53,6 +53,7 @@ int cmd_hook(struct cmd *cmd); /* prolog and epilog */
 int cmd_linger_end(struct cmd *cmd);
 int cmd_exporter(struct cmd *cmd); /* run by spank-ebpf-exporter@.service */
 int cmd_admit(struct cmd *cmd);    /* its ExecStartPost */
+int cmd_report(struct cmd *cmd);
 
 /* Where log lines go: stderr, and syslog too for the commands that change
  * the node (reconcile), so every change is recorded with its reason. */

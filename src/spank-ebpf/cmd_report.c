@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report [--json] JOBID: a job's figures now, from the running exporters
+ * of the probe sets it holds (or held, within their linger), for a user
+ * without Prometheus. Read-only and lock-free. A caller other than root
+ * sees only the jobs of their own user (the node's record of the job,
+ * written by its prolog from Slurm's SLURM_JOB_USER). */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "httpget.h"
+#include "jobinfo.h"
+#include "promtext.h"
+#include "sets.h"
+#include "spank-ebpf.h"
+#include "statefile.h"
+
+#define REPORT_TIMEOUT_MS 3000
+#define REPORT_BODY_MAX (16u << 20)
+#define P "ebpf_exporter_spank_"
+
+enum { OP_READ, OP_WRITE, OP_OTHER, OPS };
+static const char *const op_names[OPS] = { "read", "write", "other" };
+
+struct figures {
+	bool io, sched, net, oom;                 /* some series of it seen */
+	struct prom_hist io_lat[OPS];
+	double io_bytes[OPS];
+	struct prom_hist runq;
+	double retransmits, connects, accepts;
+	double oom_kills;
+};
+
+static int report_op(const char *labels)
+{
+	char op[16];
+	int i;
+
+	if (!prom_label(labels, "operation", op, sizeof(op)))
+		return -1;
+	for (i = 0; i < OPS; i++)
+		if (!strcmp(op, op_names[i]))
+			return i;
+	return -1;
+}
+
+static void report_bucket(struct prom_hist *h, const char *labels, double v)
+{
+	char le[32];
+
+	if (prom_label(labels, "le", le, sizeof(le)))
+		prom_hist_bucket(h, strcmp(le, "+Inf") ? strtod(le, NULL) : 1.0 / 0.0, v);
+}
+
+/* One sample of the job's: into its figure. */
+static void report_take(struct figures *f, const struct prom_sample *s)
+{
+	int op = report_op(s->labels);
+
+	if (!strcmp(s->name, P "io_latency_seconds_bucket") && op >= 0) {
+		f->io = true;
+		report_bucket(&f->io_lat[op], s->labels, s->value);
+	} else if (!strcmp(s->name, P "io_bytes_total") && op >= 0) {
+		f->io = true;
+		f->io_bytes[op] += s->value;
+	} else if (!strcmp(s->name, P "sched_runq_latency_seconds_bucket")) {
+		f->sched = true;
+		report_bucket(&f->runq, s->labels, s->value);
+	} else if (!strcmp(s->name, P "net_tcp_retransmits_total")) {
+		f->net = true;
+		f->retransmits += s->value;
+	} else if (!strcmp(s->name, P "net_tcp_connections_total")) {
+		char dir[16] = "";
+
+		f->net = true;
+		prom_label(s->labels, "direction", dir, sizeof(dir));
+		if (!strcmp(dir, "accept"))
+			f->accepts += s->value;
+		else
+			f->connects += s->value;
+	} else if (!strcmp(s->name, P "oom_kills_total")) {
+		f->oom = true;
+		f->oom_kills += s->value;
+	}
+}
+
+/* The job's samples in one exporter's answer. */
+static void report_read(struct figures *f, char *body, unsigned int job)
+{
+	char want[16], id[16], *line, *save;
+	struct prom_sample s;
+
+	snprintf(want, sizeof(want), "%u", job);
+	for (line = strtok_r(body, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (prom_parse_line(line, &s) == 1 && !strncmp(s.name, P, strlen(P)) &&
+		    prom_label(s.labels, "jobid", id, sizeof(id)) && !strcmp(id, want))
+			report_take(f, &s);
+}
+
+static double report_count(const struct prom_hist *h)
+{
+	return h->n ? h->cum[h->n - 1] : 0;
+}
+
+static void report_text(const struct jobinfo *j, const struct figures *f, int nerr)
+{
+	int op;
+
+	printf("job %u (user %s), probe sets %s%s\n", j->job, j->user, j->sets,
+	       j->end ? ", ended" : "");
+	for (op = 0; f->io && op < OPS; op++) {
+		const struct prom_hist *h = &f->io_lat[op];
+
+		if (report_count(h) == 0 && f->io_bytes[op] == 0)
+			continue;
+		printf("  I/O %-5s  %.0f requests, %.0f bytes, latency p50 %.6f s, p99 %.6f s\n",
+		       op_names[op], report_count(h), f->io_bytes[op], prom_hist_quantile(h, 0.5),
+		       prom_hist_quantile(h, 0.99));
+	}
+	if (f->io && report_count(&f->io_lat[OP_READ]) + report_count(&f->io_lat[OP_WRITE]) +
+			     report_count(&f->io_lat[OP_OTHER]) == 0)
+		printf("  I/O        no block I/O request yet\n");
+	if (f->sched)
+		printf("  run queue  %.0f waits, p50 %.6f s, p99 %.6f s\n", report_count(&f->runq),
+		       prom_hist_quantile(&f->runq, 0.5), prom_hist_quantile(&f->runq, 0.99));
+	if (f->net)
+		printf("  TCP        %.0f retransmits, %.0f connections (%.0f connect, %.0f accept)\n",
+		       f->retransmits, f->connects + f->accepts, f->connects, f->accepts);
+	if (f->oom)
+		printf("  OOM        %.0f processes killed\n", f->oom_kills);
+	if (!f->io && !f->sched && !f->net && !f->oom)
+		printf("  no series of this job in its sets' exporters%s\n",
+		       nerr ? " (some could not be read: above)" : " yet");
+}
+
+static void report_json_hist(const char *key, const struct prom_hist *h)
+{
+	double p50 = prom_hist_quantile(h, 0.5), p99 = prom_hist_quantile(h, 0.99);
+
+	printf("\"%s\":{\"count\":%.0f,", key, report_count(h));
+	if (p50 < 0)
+		printf("\"p50_seconds\":null,\"p99_seconds\":null}");
+	else
+		printf("\"p50_seconds\":%.9g,\"p99_seconds\":%.9g}", p50, p99);
+}
+
+static void report_json(const struct jobinfo *j, const struct figures *f, char errs[][800],
+			int nerr)
+{
+	int op, i;
+
+	printf("{\"job\":%u,\"user\":\"%s\",\"sluid\":", j->job, j->user);
+	if (j->sluid[0])
+		printf("\"%s\"", j->sluid);
+	else
+		printf("null");
+	printf(",\"sets\":\"%s\",\"ended\":%s", j->sets, j->end ? "true" : "false");
+	printf(",\"io\":");
+	if (f->io) {
+		printf("{");
+		for (op = 0; op < OPS; op++) {
+			printf("%s\"%s\":{\"bytes\":%.0f,", op ? "," : "", op_names[op], f->io_bytes[op]);
+			report_json_hist("latency", &f->io_lat[op]);
+			printf("}");
+		}
+		printf("}");
+	} else {
+		printf("null");
+	}
+	printf(",\"sched\":");
+	if (f->sched) {
+		printf("{");
+		report_json_hist("runq_latency", &f->runq);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	if (f->net)
+		printf(",\"net\":{\"retransmits\":%.0f,\"connections\":{\"connect\":%.0f,\"accept\":%.0f}}",
+		       f->retransmits, f->connects, f->accepts);
+	else
+		printf(",\"net\":null");
+	if (f->oom)
+		printf(",\"oom\":{\"kills\":%.0f}", f->oom_kills);
+	else
+		printf(",\"oom\":null");
+	printf(",\"errors\":[");
+	for (i = 0; i < nerr; i++) {
+		const char *c;
+
+		printf("%s\"", i ? "," : "");
+		for (c = errs[i]; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				putchar('\\');
+			putchar((unsigned char)*c < 0x20 ? '?' : *c);
+		}
+		printf("\"");
+	}
+	printf("]}\n");
+}
+
+/* Root sees every job; anyone else their own user's. */
+static int report_allowed(const struct jobinfo *j)
+{
+	char name[JOBINFO_USER_MAX + 1];
+	struct passwd *pw;
+
+	if (geteuid() == 0)
+		return 1;
+	pw = getpwuid(getuid());
+	if (!pw)
+		return 0;
+	jobinfo_clean(pw->pw_name, name, sizeof(name));
+	return !strcmp(name, j->user);
+}
+
+int cmd_report(struct cmd *cmd)
+{
+	static const char *const opts[] = { "json", NULL };
+	static struct sets sets;
+	static struct figures f;
+	static char errs[SETS_MAX][800];
+	struct jobinfo_list l = { 0, NULL };
+	const struct jobinfo *j;
+	const char *vals[1] = { NULL }, *pos[1];
+	struct statefile sf;
+	char err[700], *end;
+	unsigned long job;
+	int npos, rc, nerr = 0;
+	const char *c;
+
+	rc = parse_options(cmd, opts, vals, pos, 1, &npos);
+	if (rc)
+		return rc;
+	if (npos != 1)
+		return usage_error(cmd, "which job?");
+	job = strtoul(pos[0], &end, 10);
+	if (*end || end == pos[0] || job == 0 || job > 0xfffffffdul)
+		return usage_error(cmd, "\"%.40s\" is not a job ID", pos[0]);
+	if (load_config(cmd) < 0)
+		return EXIT_UNSURE;
+	if (!cmd->cfg.sets[0]) {
+		fprintf(stderr, "spank-ebpf: report: the plugin's line in \"%s\" has no sets=: jobs have no probe sets here\n",
+			cmd->config_path);
+		return EXIT_UNSURE;
+	}
+	if (sets_load(cmd->cfg.sets, &sets, err, sizeof(err)) < 0) {
+		fprintf(stderr, "spank-ebpf: report: %s\n", err);
+		return EXIT_UNSURE;
+	}
+	if (statefile_open(&sf, cmd->cfg.state) < 0 || jobinfo_load(&sf, &l) < 0) {
+		statefile_close(&sf);
+		return EXIT_UNSURE;
+	}
+	statefile_close(&sf);
+	j = jobinfo_find(&l, (uint32_t)job);
+	if (!j || !report_allowed(j)) {
+		/* The same words either way: another user's job is not told apart
+		 * from no job. */
+		fprintf(stderr, "spank-ebpf: report: job %lu holds no probe set on this node%s\n", job,
+			geteuid() ? " (or is not yours)" : "");
+		jobinfo_free(&l);
+		return EXIT_ANOMALY;
+	}
+	for (c = j->sets; *c;) {
+		size_t len = strcspn(c, ",");
+		int i = sets_find(&sets, c, len);
+		char *body;
+
+		if (i >= 0) {
+			body = http_get_metrics(sets.set[i].listen, REPORT_TIMEOUT_MS, REPORT_BODY_MAX, err,
+						sizeof(err));
+			if (body)
+				report_read(&f, body, (unsigned int)job);
+			else if (nerr < SETS_MAX)
+				snprintf(errs[nerr++], sizeof(errs[0]), "set %s: %s", sets.set[i].name, err);
+			free(body);
+		}
+		c += len + (c[len] ? 1 : 0);
+	}
+	if (vals[0]) {
+		report_json(j, &f, errs, nerr);
+	} else {
+		for (rc = 0; rc < nerr; rc++)
+			fprintf(stderr, "spank-ebpf: report: %s\n", errs[rc]);
+		report_text(j, &f, nerr);
+	}
+	jobinfo_free(&l);
+	return nerr ? EXIT_ANOMALY : EXIT_OK;
+}
