@@ -13,14 +13,9 @@
 # run the same faces under a real Slurm; this one needs none, so a face
 # reading the wrong variable fails here first.
 . "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
 need_root
-face=${SPANK_FACE:-${top_builddir:-.}/tests/face/spank-face}
-so=${SPANK_EBPF_SO:-${top_builddir:-.}/src/spank/.libs/spank_ebpf.so}
-cmd=${SPANK_EBPF_CMD:-${top_builddir:-.}/src/spank-ebpf/spank-ebpf}
-for f in "$face" "$so" "$cmd"; do
-	[ -e "$f" ] || missing "built $f (run make first)"
-done
-top=${srcdir:-.}
+plugin_built_faces
 
 d=$(mktemp -d /dev/shm/spank-ebpf-faces.XXXXXX) || exit 1
 trap 'rm -rf "$d"' EXIT

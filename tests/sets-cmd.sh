@@ -9,13 +9,7 @@
 . "${srcdir:-.}/tests/lib/plugin.sh"
 need_root
 need_cmd python3 promtool
-face=${SPANK_FACE:-${top_builddir:-.}/tests/face/spank-face}
-so=${SPANK_EBPF_SO:-${top_builddir:-.}/src/spank/.libs/spank_ebpf.so}
-cmd=${SPANK_EBPF_CMD:-${top_builddir:-.}/src/spank-ebpf/spank-ebpf}
-for f in "$face" "$so" "$cmd"; do
-	[ -e "$f" ] || missing "built $f (run make first)"
-done
-top=${srcdir:-.}
+plugin_built_faces
 
 d=$(mktemp -d /dev/shm/spank-ebpf-sets.XXXXXX) || exit 1
 www_pid=

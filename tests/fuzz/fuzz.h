@@ -18,4 +18,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 		}                                                         \
 	} while (0)
 
+/* Whether s is printable ASCII: what a parser may echo in a message. */
+static inline int fuzz_printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return 0;
+	return 1;
+}
+
 #endif

@@ -9,14 +9,6 @@
 #include "config.h"
 #include "fuzz.h"
 
-static int printable(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			return 0;
-	return 1;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *copy = malloc(size + 1), *argv[16], *p;
@@ -41,14 +33,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		FUZZ_CHECK(cfg.mode == MODE_OPT_IN || cfg.mode == MODE_ALWAYS);
 		FUZZ_CHECK(n > 8 && !strcmp(cfg.unit + n - 8, ".service"));
-		FUZZ_CHECK(cfg.unit[0] != '-' && printable(cfg.unit) && !strchr(cfg.unit, '/'));
-		FUZZ_CHECK(cfg.state[0] == '/' && printable(cfg.state) && !strstr(cfg.state, "/../"));
-		FUZZ_CHECK(cfg.systemctl[0] == '/' && printable(cfg.systemctl));
+		FUZZ_CHECK(cfg.unit[0] != '-' && fuzz_printable(cfg.unit) && !strchr(cfg.unit, '/'));
+		FUZZ_CHECK(cfg.state[0] == '/' && fuzz_printable(cfg.state) && !strstr(cfg.state, "/../"));
+		FUZZ_CHECK(cfg.systemctl[0] == '/' && fuzz_printable(cfg.systemctl));
 		FUZZ_CHECK(cfg.timeout >= 1 && cfg.timeout <= CONFIG_TIMEOUT_MAX);
 		FUZZ_CHECK(cfg.lock_timeout >= 1 && cfg.lock_timeout <= CONFIG_TIMEOUT_MAX);
 	} else {
 		FUZZ_CHECK(!strncmp(err, "invalid plugstack argument \"", 28));
-		FUZZ_CHECK(printable(err));
+		FUZZ_CHECK(fuzz_printable(err));
 		FUZZ_CHECK(!strcmp(cfg.unit, DEFAULT_UNIT) && cfg.mode == MODE_OPT_IN);
 	}
 	free(copy);

@@ -10,14 +10,6 @@
 #include "fuzz.h"
 #include "sets.h"
 
-static int printable(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			return 0;
-	return 1;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sets s;
@@ -26,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int i;
 
 	if (sets_parse((const char *)data, size, "f", &s, err, sizeof(err)) < 0) {
-		FUZZ_CHECK(!strncmp(err, "f:", 2) && printable(err));
+		FUZZ_CHECK(!strncmp(err, "f:", 2) && fuzz_printable(err));
 		return 0;
 	}
 	FUZZ_CHECK(s.n >= 1 && s.n <= SETS_MAX);
@@ -37,14 +29,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		FUZZ_CHECK(ps->name[0] >= 'a' && ps->name[0] <= 'z');
 		FUZZ_CHECK(strspn(ps->name, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(ps->name));
-		FUZZ_CHECK(ps->configs[0] && !strchr(ps->configs, '/') && printable(ps->configs));
+		FUZZ_CHECK(ps->configs[0] && !strchr(ps->configs, '/') && fuzz_printable(ps->configs));
 		FUZZ_CHECK(strchr(ps->listen, ':') && ps->port >= 1 && ps->port <= 65535);
-		FUZZ_CHECK(ps->description[0] && printable(ps->description));
+		FUZZ_CHECK(ps->description[0] && fuzz_printable(ps->description));
 		FUZZ_CHECK(sets_find(&s, ps->name, strlen(ps->name)) == i);
 	}
-	FUZZ_CHECK(s.exporter[0] == '/' && !strpbrk(s.exporter, "$% ") && printable(s.exporter));
-	FUZZ_CHECK(s.config_dir[0] == '/' && !strpbrk(s.config_dir, "$% ") && printable(s.config_dir));
-	FUZZ_CHECK(strstr(s.unit, "@.service") && printable(s.unit));
+	FUZZ_CHECK(s.exporter[0] == '/' && !strpbrk(s.exporter, "$% ") && fuzz_printable(s.exporter));
+	FUZZ_CHECK(s.config_dir[0] == '/' && !strpbrk(s.config_dir, "$% ") && fuzz_printable(s.config_dir));
+	FUZZ_CHECK(strstr(s.unit, "@.service") && fuzz_printable(s.unit));
 	/* The file's own text as a request: never a bit beyond the sets. */
 	{
 		char *req = malloc(size + 1);
@@ -53,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(req, data, size);
 		req[size] = '\0';
 		sets_request(&s, req, &mask, bad, sizeof(bad));
-		FUZZ_CHECK(!(mask & ~all) && printable(bad));
+		FUZZ_CHECK(!(mask & ~all) && fuzz_printable(bad));
 		free(req);
 	}
 	return 0;

@@ -66,3 +66,16 @@ prom_structure() {
 			sampled[f] = 1; last = f
 		}'
 }
+
+# The three built faces a direct test runs, in $face (the SPANK stub host,
+# tests/face), $so (the plugin) and $cmd (spank-ebpf); $top is the source
+# tree. A face not built is a missing prerequisite.
+plugin_built_faces() {
+	face=${SPANK_FACE:-${top_builddir:-.}/tests/face/spank-face}
+	so=${SPANK_EBPF_SO:-${top_builddir:-.}/src/spank/.libs/spank_ebpf.so}
+	cmd=${SPANK_EBPF_CMD:-${top_builddir:-.}/src/spank-ebpf/spank-ebpf}
+	for f in "$face" "$so" "$cmd"; do
+		[ -e "$f" ] || missing "built $f (run make first)"
+	done
+	top=${srcdir:-.}
+}

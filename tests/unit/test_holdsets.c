@@ -94,12 +94,7 @@ static void setup(void)
 {
 	char p[300];
 
-	tu_capture_logs();
-	snprintf(dir, sizeof(dir), "%s", tu_scratch());
-	tu_double(&cfg, dir, "ok");
-	tu_systemd_run(dir);
-	snprintf(sets_path, sizeof(sets_path), "%s/sets.conf", dir);
-	snprintf(cfg.sets, sizeof(cfg.sets), "%s", sets_path);
+	tu_sets_scratch(&cfg, dir, sets_path);
 	cfg.linger = 0;
 	/* systemd's tree as the double keeps it: template instances under
 	 * system.slice/system-ebpf_exporter.slice/. */

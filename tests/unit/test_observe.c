@@ -443,12 +443,7 @@ int main(void)
 	pid_t io, two, odd;
 	char p[300];
 
-	tu_capture_logs();
-	snprintf(dir, sizeof(dir), "%s", tu_scratch());
-	tu_double(&cfg, dir, "ok");
-	tu_systemd_run(dir);
-	snprintf(sets_path, sizeof(sets_path), "%s/sets.conf", dir);
-	snprintf(cfg.sets, sizeof(cfg.sets), "%s", sets_path);
+	tu_sets_scratch(&cfg, dir, sets_path);
 	snprintf(textfile_dir, sizeof(textfile_dir), "%s/textfile", dir);
 	snprintf(textfile, sizeof(textfile), "%s/spank_ebpf_jobs.prom", textfile_dir);
 	snprintf(sets_text, sizeof(sets_text), SETS_FORMAT, textfile_dir);

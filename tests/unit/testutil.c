@@ -233,6 +233,16 @@ void tu_systemd_run(const char *dir)
 	install_double("SYSTEMD_RUN_DOUBLE", "tests/bin/systemd-run-double", dir, names);
 }
 
+void tu_sets_scratch(struct config *cfg, char *dir, char *sets_path)
+{
+	tu_capture_logs();
+	snprintf(dir, 128, "%s", tu_scratch());
+	tu_double(cfg, dir, "ok");
+	tu_systemd_run(dir);
+	snprintf(sets_path, 200, "%s/sets.conf", dir);
+	snprintf(cfg->sets, sizeof(cfg->sets), "%s", sets_path);
+}
+
 void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 	       const char *answer)
 {

@@ -38,6 +38,11 @@ char *tu_double_log(const char *dir);
  * timer's; its log: dir/bin/systemd-run.log). */
 void tu_systemd_run(const char *dir);
 
+/* A scratch directory (dir, at least 128 bytes) with both doubles, logs
+ * captured, and cfg reading its sets from dir/sets.conf (its path in
+ * sets_path, at least 200 bytes): the setting of the probe-set tests. */
+void tu_sets_scratch(struct config *cfg, char *dir, char *sets_path);
+
 /* Copies the squeue double into dir/bin/squeue (beside the systemctl
  * double, sharing its statefile), with its behaviour ("ok", "down",
  * "hang", "garbage", "invalid") and the lines "ok" prints; fills *ask to
