@@ -124,4 +124,26 @@ PY
 out=$(promtool check rules "$tmp/dash-rules.yml" 2>&1)
 tap_point "dashboard: every expression parses (promtool)" $? || show "$out"
 
+# --- docs/OPERATING.md's PromQL ------------------------------------------------
+# Each ```promql block (expressions separated by blank lines, # comments)
+# parses, and reads only series the project exports.
+python3 - "$top/docs/OPERATING.md" >"$tmp/doc-rules.yml" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+blocks = re.findall(r"^```promql\n(.*?)^```", text, re.M | re.S)
+print("groups:\n  - name: docs\n    rules:")
+i = 0
+for b in blocks:
+    for e in re.split(r"\n\s*\n", re.sub(r"(?m)^\s*#.*$", "", b)):
+        if e.strip():
+            print("      - record: docs:expr%d\n        expr: %s" % (i, json.dumps(e.strip())))
+            i += 1
+PY
+ok_if "docs/OPERATING.md: PromQL examples found" grep -q 'docs:expr' "$tmp/doc-rules.yml"
+out=$(promtool check rules "$tmp/doc-rules.yml" 2>&1)
+tap_point "docs/OPERATING.md: every PromQL example parses (promtool)" $? || show "$out"
+while read -r verdict text; do
+	tap_point "docs/OPERATING.md: $text" "$([ "$verdict" = ok ] && echo 0 || echo 1)"
+done < <(python3 "$tmp/names.py" rules "$tmp/doc-rules.yml" "$tmp/dash-names" 2>&1 || echo "bad the script failed")
+
 done_testing
