@@ -146,4 +146,42 @@ while read -r verdict text; do
 	tap_point "docs/OPERATING.md: $text" "$([ "$verdict" = ok ] && echo 0 || echo 1)"
 done < <(python3 "$tmp/names.py" rules "$tmp/doc-rules.yml" "$tmp/dash-names" 2>&1 || echo "bad the script failed")
 
+# --- the Ansible role's sets file ------------------------------------------------
+# The role's templates as Ansible renders them: with probe sets, a sets file
+# the plugin's parser accepts (the role's validate: runs the same command)
+# and sets= on the line; without, no sets= (the line as before sets).
+cmd=${SPANK_EBPF_CMD:-${top_builddir:-.}/src/spank-ebpf/spank-ebpf}
+role=$top/contrib/ansible/roles/slurm_spank_ebpf
+if ! command -v ansible >/dev/null 2>&1 || [ ! -x "$cmd" ]; then
+	[ -z "${CI:-}" ] || bail "missing in CI: ansible or the built $cmd"
+	skip_point "ansible or the built spank-ebpf missing: the role's templates are not rendered"
+else
+	cat >"$tmp/vars.yml" <<'YML'
+slurm_spank_ebpf_probe_sets:
+  - {name: io, description: Block I/O latency and bytes of the job, configs: [spank-io], listen: "127.0.0.1:9441", linger: 60}
+  - {name: sched, description: Run-queue latency, configs: spank-sched, listen: "127.0.0.1:9442"}
+  - {name: net, description: TCP and OOM kills, configs: [spank-net, spank-oom], listen: "127.0.0.1:9443"}
+slurm_spank_ebpf_probe_sets_default: [io, sched]
+slurm_spank_ebpf_probe_sets_always: [io]
+slurm_spank_ebpf_probe_sets_settings: {textfile: none, config_dir: /nonexistent/spank-ebpf-configs}
+_slurm_spank_ebpf_plugin: /usr/lib/slurm/spank_ebpf.so
+YML
+	render() { # render TEMPLATE DEST [EXTRA-VARS-JSON]
+		HOME=$tmp ANSIBLE_HOME=$tmp ANSIBLE_LOCAL_TEMP=$tmp/local ANSIBLE_REMOTE_TEMP=$tmp/remote \
+			ANSIBLE_ROLES_PATH=$top/contrib/ansible/roles ansible localhost -c local -i localhost, \
+			-m ansible.builtin.template -a "src=$role/templates/$1 dest=$2 mode=0644" \
+			-e @"$role/defaults/main.yml" -e @"$tmp/vars.yml" ${3:+-e "$3"} >"$tmp/ansible.out" 2>&1
+	}
+	render spank_ebpf_sets.conf.j2 "$tmp/sets.conf"
+	tap_point "ansible: the sets file renders" $? || show "$(cat "$tmp/ansible.out")"
+	out=$("$cmd" check-config --sets "$tmp/sets.conf" 2>&1)
+	tap_point "ansible: check-config --sets accepts it" $? || show "$out"
+	like "ansible: its sets, defaults and linger as given" "$(printf '%s' "$out" | tr '\n' ' ')" 'probe sets: io, sched, net;.*set io: configs spank-io on 127\.0\.0\.1:9441, linger 60s: .*set net: configs spank-net,spank-oom on 127\.0\.0\.1:9443'
+	like "ansible: default= and always= as given" "$(cat "$tmp/sets.conf")" '^default = io,sched$'
+	render spank_ebpf.conf.j2 "$tmp/line.conf"
+	like "ansible: the line names the sets file" "$(tail -n 1 "$tmp/line.conf")" ' sets=/etc/slurm/spank_ebpf_sets\.conf$'
+	render spank_ebpf.conf.j2 "$tmp/line0.conf" '{"slurm_spank_ebpf_probe_sets": []}'
+	is "ansible: without probe sets, the line as before" "$(tail -n 1 "$tmp/line0.conf")" "optional /usr/lib/slurm/spank_ebpf.so mode=opt-in"
+fi
+
 done_testing
