@@ -201,6 +201,17 @@ writable by group or others (mode %04o)|writable by group or others (mode 0666)
 it has %lu hard links|it has 2 hard links
 is damaged (%s); kept as \"%s.corrupt\", continuing with the %zu valid job IDs it holds|is damaged (...); kept as "/run/ebpf_exporter.refcount.corrupt", continuing with the 3 valid job IDs it holds
 gave up waiting %u s for the lock on \"%s.lock\"|gave up waiting 30 s for the lock on "/run/ebpf_exporter.refcount.lock"
+probe sets: %s (template %s)|slurmd: probe sets: io, sched, net (template spank-ebpf-exporter@.service)
+jobs asking for probe sets run without them until it is fixed|jobs asking for probe sets run without them until it is fixed
+without its probe sets the job holds nothing|without its probe sets the job holds nothing
+--ebpf=%s: taking a hold on its probe sets|prolog job 42: --ebpf=io,sched: taking a hold on its probe sets
+--ebpf: taking a hold on the default probe sets|prolog job 42: --ebpf: taking a hold on the default probe sets
+mode=always: taking a hold on the always= probe sets|prolog job 42: mode=always: taking a hold on the always= probe sets
+"its probe sets" : display|epilog job 42: releasing its hold on its probe sets
+refcount now %zu; %s|refcount now 3; io 2, sched 1
+unknown probe set \"%s\"; allowed: %s: not held|unknown probe set "iox"; allowed: io, sched, net: not held
+no running process of its unit has the probes' filter (map %s)|set io: no running process of its unit has the probes' filter (map spank_jobs)
+runs none of the project's configs: no job filter to fill|set io runs none of the project's configs: no job filter to fill
 EOF
 like "diagnostics: the version line names this version" "$flat" "version $VERSION loaded: mode=opt-in"
 
