@@ -146,6 +146,21 @@ while read -r verdict text; do
 	tap_point "docs/OPERATING.md: $text" "$([ "$verdict" = ok ] && echo 0 || echo 1)"
 done < <(python3 "$tmp/names.py" rules "$tmp/doc-rules.yml" "$tmp/dash-names" 2>&1 || echo "bad the script failed")
 
+# The sets file example is one the parser accepts, and its refusal example
+# is the parser's own words.
+cmd=${SPANK_EBPF_CMD:-${top_builddir:-.}/src/spank-ebpf/spank-ebpf}
+if [ -x "$cmd" ]; then
+	sed -n '/^# \/etc\/slurm\/spank_ebpf_sets\.conf: owned by root/,/^```$/p' "$top/docs/OPERATING.md" | sed '$d' >"$tmp/ops-sets.conf"
+	out=$("$cmd" check-config --sets "$tmp/ops-sets.conf" 2>&1)
+	tap_point "docs/OPERATING.md: the sets file example is valid" $? || show "$out"
+	sed 's/127\.0\.0\.1:9443/127.0.0.1:9441/' "$tmp/ops-sets.conf" >"$tmp/ops-bad.conf"
+	out=$("$cmd" check-config --sets "$tmp/ops-bad.conf" 2>&1 | sed 's|[^ ]*/ops-bad\.conf|/etc/slurm/spank_ebpf_sets.conf|')
+	like "docs/OPERATING.md: its refusal example, as the parser words it" "$(tr '\n' ' ' <"$top/docs/OPERATING.md" | sed 's/  */ /g')" "$(printf '%s' "$out" | sed 's/[][().|*^$\\]/\\&/g')"
+else
+	[ -z "${CI:-}" ] || bail "missing in CI: the built $cmd"
+	skip_point "the built spank-ebpf missing: OPERATING.md's sets file is not checked"
+fi
+
 # --- the Ansible role's sets file ------------------------------------------------
 # The role's templates as Ansible renders them: with probe sets, a sets file
 # the plugin's parser accepts (the role's validate: runs the same command)
