@@ -40,6 +40,42 @@ like "spank-ebpf(8): the timer's textfile directory" "$ctext" "metrics --textfil
 like "spank-ebpf(8): every metric" "$ctext" 'spank_ebpf_jobs.*spank_ebpf_unit_up.*spank_ebpf_last_start_duration_seconds.*spank_ebpf_last_stop_duration_seconds.*spank_ebpf_starts_total.*spank_ebpf_stops_total.*spank_ebpf_start_failures_total.*spank_ebpf_stop_failures_total.*spank_ebpf_restarts_total.*spank_ebpf_reconcile_runs_total.*spank_ebpf_reconcile_failures_total.*spank_ebpf_reconcile_removed_jobs_total'
 like "spank-ebpf(8): in the base package, for submit hosts too" "$ctext" 'base package slurm-spank-ebpf'
 
+# The man page's sections as rendered: section NAME's text, flattened.
+# section TEXT NAME prints the lines from the heading NAME to the next one.
+section() {
+	printf '%s\n' "$1" | awk -v h="$2" '/^[A-Z][A-Z ]*$/ { on = ($0 == h); next } on' |
+		sed -e 's/[[:space:]]\{1,\}/ /g' -e 's/^ //' | tr '\n' ' '
+}
+crender=$(MANWIDTH=200 man -l "$cpage" 2>/dev/null)
+csyn=$(section "$crender" SYNOPSIS)
+ccmds=$(section "$crender" COMMANDS)
+cexit=$(section "$crender" "EXIT STATUS")
+cfiles=$(section "$crender" FILES)
+# Each probe-set command: in SYNOPSIS with its arguments, in COMMANDS as a
+# tag of its own, and in EXIT STATUS; each must also be one the program
+# knows (its usage text).
+cmd=${SPANK_EBPF_CMD:-$top_builddir/src/spank-ebpf/spank-ebpf}
+[ -x "$cmd" ] || missing "built $cmd (run make first)"
+usage=$("$cmd" --help 2>&1)
+while IFS=';' read -r syn tag; do
+	like "spank-ebpf(8): the program knows \"$syn\"" "$usage" "spank-ebpf .*$(printf '%s' "$syn" | sed 's/[][]/\\&/g')"
+	like "spank-ebpf(8): SYNOPSIS has \"$syn\"" "$csyn" "spank-ebpf (\\[-c FILE\\] )?$(printf '%s' "$syn" | sed 's/[][|]/\\&/g')"
+	like "spank-ebpf(8): COMMANDS has \"$tag\"" "$(printf '%s\n' "$crender" | sed -n '/^COMMANDS/,/^OPTIONS/p')" "^       $(printf '%s' "$tag" | sed 's/[][|]/\\&/g')\$"
+done <<'EOF2'
+check-config [--sets] FILE|-;check-config --sets FILE|-
+exporter SET;exporter SET
+admit SET;admit SET
+report [--json] JOBID;report [--json] JOBID
+EOF2
+for c in "check-config --sets" exporter admit report; do
+	like "spank-ebpf(8): EXIT STATUS covers $c" "$cexit" "[(,] ?$c[),:]"
+done
+like "spank-ebpf(8): report: another user's job, the same words as none" "$ccmds" 'report: job 42 holds no probe set on this node \(or is not yours\)'
+like "spank-ebpf(8): the code says those words" "$(cat "${srcdir:-.}/src/spank-ebpf/cmd_report.c")" 'holds no probe set on this node%s.*\n?.*or is not yours|or is not yours'
+for f in spank_ebpf_sets.conf 'refcount\.jobs' spank_ebpf_jobs.prom 'spank-ebpf-exporter@\.service'; do
+	like "spank-ebpf(8): FILES has $f" "$cfiles" "$f"
+done
+
 # --- both names -----------------------------------------------------------
 mkdir -p "$tmp/man/man8"
 cp "$page" "$tmp/man/man8/spank_ebpf.8"
@@ -85,6 +121,49 @@ like "example: mode=always" "$text" "optional $plugindir/spank_ebpf\\.so mode=al
 like "example: sbatch --ebpf" "$text" 'sbatch --ebpf job\.sh'
 like "see also spank(8), slurm.conf(5), plugstack.conf" "$flat" 'spank\(8\) .*plugstack\.conf; slurm\.conf\(5\)'
 
+# --- probe sets ---------------------------------------------------------------
+render=$(MANWIDTH=200 man -l "$page" 2>/dev/null)
+sets_text=$(section "$render" "PROBE SETS")
+files_text=$(section "$render" FILES)
+useropt=$(section "$render" "USER OPTION")
+like "section PROBE SETS, before USER OPTION" "$(grep '^\.SH' "$page" | tr '\n' ' ')" '\.SH "?PROBE SETS"? .*\.SH "?USER OPTION"?'
+like "synopsis: sets=FILE on the line" "$flat" '\[linger=SECONDS\] \[sets=FILE\]'
+like "argument sets=FILE" "$flat" 'sets=FILE The probe sets file'
+# The keys the parser accepts, in its own words: an unknown key is refused
+# with the list of the known ones, before the first [set] and inside one.
+probe() {
+	printf '%s' "$1" | "$cmd" check-config --sets - 2>&1 | sed -n 's/.*unknown key "zz_unknown" (\(before the first \[set\]: \)\{0,1\}\(.*\))$/\2/p' | tr -d ' ' | tr ',' ' '
+}
+gkeys=$(probe 'zz_unknown = 1
+')
+skeys=$(probe '[io]
+zz_unknown = 1
+')
+ok_if "the parser lists its global keys (check-config --sets)" test -n "$gkeys"
+ok_if "the parser lists its set keys (check-config --sets)" test -n "$skeys"
+for k in $gkeys $skeys; do
+	like "PROBE SETS documents the key $k" "$sets_text" "(^| )$k="
+done
+like "PROBE SETS: an example sets file" "$sets_text" '\[io\] description = .* configs = spank-io listen = 127\.0\.0\.1:9441'
+# The page's example sets file, as rendered, is one the parser accepts.
+printf '%s\n' "$render" | sed -n '/^ *# .*spank_ebpf_sets\.conf$/,/^ *and on the plugin.s line:/p' | sed '$d' |
+	sed 's/^ *//' >"$tmp/sets.conf"
+out=$("$cmd" check-config --sets "$tmp/sets.conf" 2>&1)
+tap_point "PROBE SETS: the example is a valid sets file (check-config --sets)" $? || show "$out"
+like "PROBE SETS: the example declares io, sched, net" "$out" '^probe sets: io, sched, net;'
+like "PROBE SETS: plain --ebpf is default=" "$sets_text" 'plain --ebpf means the sets of default='
+like "PROBE SETS: mode=always is always=" "$sets_text" 'always=SET\[,SET\.\.\.\] With mode=always'
+like "PROBE SETS: one instance per set, the template unit" "$sets_text" 'instance spank-ebpf-exporter@io\.service starts'
+like "PROBE SETS: linger per set" "$sets_text" "linger=SECONDS The set's own linger window"
+like "PROBE SETS: without sets=, exactly as before" "$sets_text" 'A site without sets= behaves exactly as before'
+like "PROBE SETS: check-config --sets" "$sets_text" 'spank-ebpf check-config --sets FILE'
+like "user option: --ebpf[=SET[,SET...]]" "$useropt" '--ebpf\[=SET\[,SET\.\.\.\]\]'
+like "user option: the refusal, in the code's words" "$(cat "${srcdir:-.}/src/spank/spank_init.c")" 'unknown probe set \\"%s\\"; allowed: %s'
+like "user option: the refusal, on the page" "$useropt" 'unknown probe set "X"; allowed: io, sched, net'
+like "files: the sets file" "$files_text" 'spank_ebpf_sets\.conf The probe sets file'
+like "files: <state>.jobs" "$files_text" 'refcount\.jobs With probe sets'
+like "files: the job_info textfile" "$files_text" 'spank_ebpf_jobs\.prom With probe sets, the spank_ebpf_job_info'
+
 # Every log line the admin can meet is explained: each phrase must be in
 # the plugin's sources (so that the page follows the code) and the page.
 src=$(cat "${srcdir:-.}"/src/*/*.c)
@@ -128,6 +207,17 @@ writable by group or others (mode %04o)|writable by group or others (mode 0666)
 it has %lu hard links|it has 2 hard links
 is damaged (%s); kept as \"%s.corrupt\", continuing with the %zu valid job IDs it holds|is damaged (...); kept as "/run/ebpf_exporter.refcount.corrupt", continuing with the 3 valid job IDs it holds
 gave up waiting %u s for the lock on \"%s.lock\"|gave up waiting 30 s for the lock on "/run/ebpf_exporter.refcount.lock"
+probe sets: %s (template %s)|slurmd: probe sets: io, sched, net (template spank-ebpf-exporter@.service)
+jobs asking for probe sets run without them until it is fixed|jobs asking for probe sets run without them until it is fixed
+without its probe sets the job holds nothing|without its probe sets the job holds nothing
+--ebpf=%s: taking a hold on its probe sets|prolog job 42: --ebpf=io,sched: taking a hold on its probe sets
+--ebpf: taking a hold on the default probe sets|prolog job 42: --ebpf: taking a hold on the default probe sets
+mode=always: taking a hold on the always= probe sets|prolog job 42: mode=always: taking a hold on the always= probe sets
+"its probe sets" : display|epilog job 42: releasing its hold on its probe sets
+refcount now %zu; %s|refcount now 3; io 2, sched 1
+unknown probe set \"%s\"; allowed: %s: not held|unknown probe set "iox"; allowed: io, sched, net: not held
+no running process of its unit has the probes' filter (map %s)|set io: no running process of its unit has the probes' filter (map spank_jobs)
+runs none of the project's configs: no job filter to fill|set io runs none of the project's configs: no job filter to fill
 EOF
 like "diagnostics: the version line names this version" "$flat" "version $VERSION loaded: mode=opt-in"
 
