@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * spank-io: block I/O of the jobs that asked for it (sbatch --ebpf=SET
+ * with a set holding spank-io): request latency (issue to completion) and
+ * bytes, per job and operation (read, write, other).
+ *
+ * A request belongs to the task that issues it (block_rq_issue runs in
+ * the submitting task for direct and most synchronous I/O). Requests
+ * issued from a kernel worker (buffered writeback by the flusher,
+ * requests dispatched later by an I/O scheduler from kblockd) belong to
+ * no job and are not recorded. The completion runs in interrupt context:
+ * it finds what issue recorded for that request.
+ */
+#include "spank_job.bpf.h"
+
+#define SPANK_IO_OP_READ 0
+#define SPANK_IO_OP_WRITE 1
+#define SPANK_IO_OP_OTHER 2
+
+/* 27: 2^27 us, about 134 s; values above go to that bucket. */
+#define SPANK_IO_MAX_BUCKET 27
+
+/* REQ_OP_* are the low bits of cmd_flags (include/linux/blk_types.h). */
+#define SPANK_REQ_OP_MASK 0xff
+#define SPANK_REQ_OP_READ 0
+#define SPANK_REQ_OP_WRITE 1
+
+struct request {
+	unsigned int cmd_flags;
+	unsigned int __data_len;
+} __attribute__((preserve_access_index));
+
+extern int LINUX_KERNEL_VERSION __kconfig;
+
+/* What issue learnt about a request of a job (scratch: not a metric). */
+struct io_req {
+	__u64 start;
+	__u64 bytes;
+	__u32 job;
+	__u32 op;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64); /* struct request * */
+	__type(value, struct io_req);
+} io_requests SEC(".maps");
+
+struct spank_io_latency_key {
+	__u32 job;
+	__u32 op;
+	__u64 bucket;
+};
+
+struct spank_io_bytes_key {
+	__u32 job;
+	__u32 op;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct spank_io_latency_key);
+	__type(value, __u64);
+} spank_io_latency_seconds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct spank_io_bytes_key);
+	__type(value, __u64);
+} spank_io_bytes_total SEC(".maps");
+
+static __always_inline __u32 spank_io_op(struct request *rq)
+{
+	__u32 op = BPF_CORE_READ(rq, cmd_flags) & SPANK_REQ_OP_MASK;
+
+	if (op == SPANK_REQ_OP_READ)
+		return SPANK_IO_OP_READ;
+	if (op == SPANK_REQ_OP_WRITE)
+		return SPANK_IO_OP_WRITE;
+	return SPANK_IO_OP_OTHER;
+}
+
+SEC("raw_tp/block_rq_issue")
+int spank_io_issue(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct request *rq;
+	struct io_req r = {};
+	__u64 key;
+	__u32 job;
+
+	job = spank_job_of_current(SPANK_JOB_IO);
+	if (!job)
+		return 0;
+	/* Before 5.11 (5.10.137 in 5.10) the request was the second argument. */
+	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(5, 10, 137))
+		rq = (struct request *)ctx->args[1];
+	else
+		rq = (struct request *)ctx->args[0];
+	r.start = bpf_ktime_get_ns();
+	r.bytes = BPF_CORE_READ(rq, __data_len);
+	r.job = job;
+	r.op = spank_io_op(rq);
+	key = (__u64)rq;
+	bpf_map_update_elem(&io_requests, &key, &r, BPF_ANY);
+	return 0;
+}
+
+SEC("raw_tp/block_rq_complete")
+int spank_io_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct spank_io_latency_key lat = {};
+	struct spank_io_bytes_key bytes = {};
+	__u64 key = ctx->args[0], now = bpf_ktime_get_ns(), us;
+	struct io_req *r;
+
+	r = bpf_map_lookup_elem(&io_requests, &key);
+	if (!r)
+		return 0;
+	us = now > r->start ? (now - r->start) / 1000 : 0;
+	lat.job = bytes.job = r->job;
+	lat.op = bytes.op = r->op;
+	spank_add(&spank_io_bytes_total, &bytes, r->bytes);
+	bpf_map_delete_elem(&io_requests, &key);
+	SPANK_HIST_EXP2(spank_io_latency_seconds, lat, us, SPANK_IO_MAX_BUCKET);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
