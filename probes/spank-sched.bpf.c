@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * spank-sched: run-queue latency of the jobs that asked for it: how long
+ * a job's runnable task waited for a CPU, from its wakeup (sched_wakeup,
+ * sched_wakeup_new: the woken task, not the waker) or from being switched
+ * out while still runnable (preempted or yielding, at sched_switch), to
+ * being switched in (sched_switch's next).
+ *
+ * This runs at every wakeup and context switch of the node, so it is kept
+ * small: typed tracepoints (tp_btf) read task fields directly, the job is
+ * looked up once per wakeup (cached per cgroup) and kept with the
+ * timestamp, and a task of no admitted job costs a cache lookup at its
+ * wakeup and a failed hash lookup at its switch-in.
+ */
+#include "spank_job.bpf.h"
+
+/* 26: 2^26 us, about 67 s. */
+#define SPANK_SCHED_MAX_BUCKET 26
+#define SPANK_TASK_RUNNING 0
+
+/* The task's state: "__state" (unsigned int) from 5.14, "state" (long)
+ * before. */
+struct task_struct___514 {
+	unsigned int __state;
+} __attribute__((preserve_access_index));
+
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* When a runnable task of a job started waiting (scratch: not a metric). */
+struct runq_wait {
+	__u64 since;
+	__u32 job;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32); /* pid (thread ID) */
+	__type(value, struct runq_wait);
+} runq_waits SEC(".maps");
+
+struct spank_sched_latency_key {
+	__u32 job;
+	__u32 pad;
+	__u64 bucket;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct spank_sched_latency_key);
+	__type(value, __u64);
+} spank_sched_runq_latency_seconds SEC(".maps");
+
+/* The job of a task given by a typed tracepoint (direct loads on the
+ * cache's fast path). */
+static __always_inline __u32 spank_sched_job(struct task_struct *p)
+{
+	struct kernfs_node *kn = p->cgroups->dfl_cgrp->kn;
+	__u64 cgid, gen;
+	__u32 job;
+
+	if (!kn)
+		return 0;
+	cgid = kn->id;
+	gen = spank_gen();
+	if (spank_cached(cgid, gen, SPANK_JOB_SCHED, &job))
+		return job;
+	return spank_resolve(kn, cgid, gen, SPANK_JOB_SCHED);
+}
+
+static __always_inline void spank_sched_enqueue(struct task_struct *p)
+{
+	struct runq_wait w = {};
+	__u32 pid;
+
+	w.job = spank_sched_job(p);
+	if (!w.job)
+		return;
+	pid = p->pid;
+	if (!pid) /* the idle tasks */
+		return;
+	w.since = bpf_ktime_get_ns();
+	bpf_map_update_elem(&runq_waits, &pid, &w, BPF_ANY);
+}
+
+SEC("tp_btf/sched_wakeup")
+int spank_sched_wakeup(__u64 *ctx)
+{
+	spank_sched_enqueue((struct task_struct *)ctx[0]);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int spank_sched_wakeup_new(__u64 *ctx)
+{
+	spank_sched_enqueue((struct task_struct *)ctx[0]);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int spank_sched_switch(__u64 *ctx)
+{
+	struct task_struct *prev = (struct task_struct *)ctx[1];
+	struct task_struct *next = (struct task_struct *)ctx[2];
+	struct spank_sched_latency_key key = {};
+	struct runq_wait *w;
+	__u64 state, now;
+	__u32 pid;
+
+	if (bpf_core_field_exists(struct task_struct___514, __state))
+		state = ((struct task_struct___514 *)prev)->__state;
+	else
+		state = ((struct task_struct___pre514 *)prev)->state;
+	if (state == SPANK_TASK_RUNNING)
+		spank_sched_enqueue(prev);
+
+	pid = next->pid;
+	w = bpf_map_lookup_elem(&runq_waits, &pid);
+	if (!w)
+		return 0;
+	now = bpf_ktime_get_ns();
+	key.job = w->job;
+	now = now > w->since ? (now - w->since) / 1000 : 0;
+	bpf_map_delete_elem(&runq_waits, &pid);
+	SPANK_HIST_EXP2(spank_sched_runq_latency_seconds, key, now, SPANK_SCHED_MAX_BUCKET);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
