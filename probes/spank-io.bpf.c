@@ -4,12 +4,17 @@
  * with a set holding spank-io): request latency (issue to completion) and
  * bytes, per job and operation (read, write, other).
  *
- * A request belongs to the task that issues it (block_rq_issue runs in
- * the submitting task for direct and most synchronous I/O). Requests
- * issued from a kernel worker (buffered writeback by the flusher,
- * requests dispatched later by an I/O scheduler from kblockd) belong to
- * no job and are not recorded. The completion runs in interrupt context:
- * it finds what issue recorded for that request.
+ * A request belongs to the task that submitted it: block_getrq runs in
+ * the submitting task when a request is allocated for its bio, and the
+ * job found there is kept by bio. block_rq_issue, which runs in whatever
+ * context dispatches the request (the submitter, or later a kworker, an
+ * interrupt, or ANOTHER task running the hardware queue when the device
+ * was busy), takes the job from the request's first bio, never from the
+ * current task: a request is never counted for a job that did not
+ * submit it. The completion (interrupt context) finds what issue
+ * recorded for that request. I/O submitted by kernel threads (buffered
+ * writeback by the flusher) belongs to no job and is not recorded; a
+ * bio merged into another's request counts with that request.
  */
 #include "spank_job.bpf.h"
 
@@ -25,12 +30,24 @@
 #define SPANK_REQ_OP_READ 0
 #define SPANK_REQ_OP_WRITE 1
 
+struct bio;
+
 struct request {
 	unsigned int cmd_flags;
 	unsigned int __data_len;
+	struct bio *bio;
 } __attribute__((preserve_access_index));
 
 extern int LINUX_KERNEL_VERSION __kconfig;
+
+/* The job that submitted a bio, from allocation to issue of its request
+ * (scratch: not a metric). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64); /* struct bio * */
+	__type(value, __u32);
+} io_bios SEC(".maps");
 
 /* What issue learnt about a request of a job (scratch: not a metric). */
 struct io_req {
@@ -83,25 +100,43 @@ static __always_inline __u32 spank_io_op(struct request *rq)
 	return SPANK_IO_OP_OTHER;
 }
 
+/* Before 5.11 (5.10.137 in 5.10) these tracepoints had a request_queue
+ * first. */
+static __always_inline int spank_io_old_args(void)
+{
+	return LINUX_KERNEL_VERSION < KERNEL_VERSION(5, 10, 137);
+}
+
+SEC("raw_tp/block_getrq")
+int spank_io_getrq(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 bio = spank_io_old_args() ? ctx->args[1] : ctx->args[0];
+	__u32 job;
+
+	job = spank_job_of_current(SPANK_JOB_IO);
+	if (!job || !bio)
+		return 0;
+	bpf_map_update_elem(&io_bios, &bio, &job, BPF_ANY);
+	return 0;
+}
+
 SEC("raw_tp/block_rq_issue")
 int spank_io_issue(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct request *rq;
 	struct io_req r = {};
-	__u64 key;
-	__u32 job;
+	__u64 key, bio;
+	__u32 *job;
 
-	job = spank_job_of_current(SPANK_JOB_IO);
-	if (!job)
+	rq = (struct request *)(spank_io_old_args() ? ctx->args[1] : ctx->args[0]);
+	bio = (__u64)BPF_CORE_READ(rq, bio);
+	job = bpf_map_lookup_elem(&io_bios, &bio);
+	if (!job) /* not a job's, or issued again (requeued): keep the first */
 		return 0;
-	/* Before 5.11 (5.10.137 in 5.10) the request was the second argument. */
-	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(5, 10, 137))
-		rq = (struct request *)ctx->args[1];
-	else
-		rq = (struct request *)ctx->args[0];
+	r.job = *job;
+	bpf_map_delete_elem(&io_bios, &bio);
 	r.start = bpf_ktime_get_ns();
 	r.bytes = BPF_CORE_READ(rq, __data_len);
-	r.job = job;
 	r.op = spank_io_op(rq);
 	key = (__u64)rq;
 	bpf_map_update_elem(&io_requests, &key, &r, BPF_ANY);
@@ -113,12 +148,13 @@ int spank_io_complete(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct spank_io_latency_key lat = {};
 	struct spank_io_bytes_key bytes = {};
-	__u64 key = ctx->args[0], now = bpf_ktime_get_ns(), us;
+	__u64 key = ctx->args[0], now, us;
 	struct io_req *r;
 
 	r = bpf_map_lookup_elem(&io_requests, &key);
 	if (!r)
 		return 0;
+	now = bpf_ktime_get_ns(); /* only now: a clock read is not free */
 	us = now > r->start ? (now - r->start) / 1000 : 0;
 	lat.job = bytes.job = r->job;
 	lat.op = bytes.op = r->op;
