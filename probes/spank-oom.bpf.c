@@ -24,6 +24,15 @@ struct trace_event_raw_mark_victim___task {
 	__u32 uid;
 } __attribute__((preserve_access_index));
 
+/* The kernel's own mark of an OOM victim (tsk_is_oom_victim(), 4.9+). */
+struct signal_struct {
+	void *oom_mm;
+} __attribute__((preserve_access_index));
+
+struct task_struct___signal {
+	struct signal_struct *signal;
+} __attribute__((preserve_access_index));
+
 /* Victims' thread IDs waiting for their exit (scratch: not a metric). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -96,6 +105,11 @@ int spank_oom_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!bpf_map_lookup_elem(&oom_victims, &pid))
 		return 0;
 	bpf_map_delete_elem(&oom_victims, &pid);
+	/* The kernel sends SIGKILL before it marks the victim: a victim that
+	 * exited first left its ID here for a later task that reuses the ID.
+	 * Such a task is no OOM victim: not counted. */
+	if (!BPF_CORE_READ((struct task_struct___signal *)t, signal, oom_mm))
+		return 0;
 	spank_oom_count(t);
 	return 0;
 }
