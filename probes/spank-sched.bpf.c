@@ -19,7 +19,8 @@
 /* 26: 2^26 us, about 67 s. */
 #define SPANK_SCHED_MAX_BUCKET 26
 #define SPANK_TASK_RUNNING 0
-/* include/linux/sched.h: a kernel thread, never in a job's cgroup. */
+/* include/linux/sched.h: a kernel thread. Not a job's task, even the few
+ * attached to a cgroup (vhost workers before 6.4): never counted. */
 #define SPANK_PF_KTHREAD 0x00200000
 
 /* The task's state: "__state" (unsigned int) from 5.14, "state" (long)
