@@ -1,5 +1,5 @@
 #!/bin/bash
-# `make deb`: the source package and the three binary packages built from
+# `make deb`: the source package and the four binary packages built from
 # the release tarball, lintian-clean (no error, no warning; every override
 # justified), with the file lists, conffiles and dependency fields the
 # design says (see spank_ebpf(8), INSTALLATION and FILES).
@@ -21,7 +21,15 @@ arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 base=$D/slurm-spank-ebpf_${V}_$arch.deb
 compute=$D/slurm-spank-ebpf-compute_${V}_$arch.deb
 submit=$D/slurm-spank-ebpf-submit_${V}_$arch.deb
-for f in "$base" "$compute" "$submit" "$D/slurm-spank-ebpf_$V.dsc" "$D/slurm-spank-ebpf_${V}_$arch.changes"; do
+probes=$D/slurm-spank-ebpf-probes_${V}_$arch.deb
+# -probes exists on the architectures debian/control lists for it (those
+# configure knows a BPF __TARGET_ARCH for).
+case " amd64 arm64 ppc64el riscv64 s390x " in
+*" $arch "*) probes_arch=yes ;;
+*) probes_arch= ;;
+esac
+[ -n "$probes_arch" ] || diag "no slurm-spank-ebpf-probes on $arch (not in its Architecture list)"
+for f in "$base" "$compute" "$submit" ${probes_arch:+"$probes"} "$D/slurm-spank-ebpf_$V.dsc" "$D/slurm-spank-ebpf_${V}_$arch.changes"; do
 	ok_if "built $(basename "$f")" test -f "$f"
 done
 
@@ -52,9 +60,11 @@ is "changelog: upstream version is configure's ($VERSION)" \
 	"$(dpkg-parsechangelog -l "$src/packaging/debian/changelog" -SVersion | sed 's/-[^-]*$//')" "$VERSION"
 dsc=$(cat "$D/slurm-spank-ebpf_$V.dsc")
 like "dsc: Format 3.0 (quilt)" "$dsc" '^Format: 3\.0 \(quilt\)$'
-like "dsc: Binary: the three packages" "$dsc" '^Binary: slurm-spank-ebpf, slurm-spank-ebpf-compute, slurm-spank-ebpf-submit$'
-like "dsc: Build-Depends debhelper-compat (= 13) and Slurm's headers" "$dsc" \
-	'^Build-Depends: debhelper-compat \(= 13\), libslurm-dev \| slurm-smd-dev'
+like "dsc: Binary: the four packages" "$dsc" '^Binary: slurm-spank-ebpf, slurm-spank-ebpf-compute, slurm-spank-ebpf-submit, slurm-spank-ebpf-probes$'
+like "dsc: Build-Depends clang and libbpf-dev (for -probes' architectures), debhelper-compat (= 13) and Slurm's headers" "$dsc" \
+	'^Build-Depends: clang \[amd64 arm64 ppc64el riscv64 s390x\], debhelper-compat \(= 13\), libbpf-dev \[amd64 arm64 ppc64el riscv64 s390x\], libslurm-dev \| slurm-smd-dev'
+like "debian/rules: --enable-probes on -probes' architectures (never an empty package)" \
+	"$(cat "$src/packaging/debian/rules")" '^PROBES_FLAG = --enable-probes$'
 like "debian/rules: hardening=+all" "$(cat "$src/packaging/debian/rules")" '^export DEB_BUILD_MAINT_OPTIONS = hardening=\+all$'
 like "debian/rules: Debian's plugin directory" "$(cat "$src/packaging/debian/rules")" \
 	'--with-slurm-plugindir=\$\(PLUGINDIR\)'
@@ -87,11 +97,13 @@ is "compute Depends: base, systemd, $family's slurmd $SLURM_MAJMIN" "$(deb_field
 	"slurm-spank-ebpf (= $V), systemd, $(range "$s_compute")"
 is "submit Depends: base, $family's client commands $SLURM_MAJMIN" "$(deb_field "$submit" Depends)" \
 	"slurm-spank-ebpf (= $V), $(range "$s_submit")"
-for p in "$base" "$compute" "$submit"; do
+[ -z "$probes_arch" ] || is "probes Depends: base only (the configs are read by the exporter the base package's command starts)" \
+	"$(deb_field "$probes" Depends)" "slurm-spank-ebpf (= $V)"
+for p in "$base" "$compute" "$submit" ${probes_arch:+"$probes"}; do
 	unlike "$(basename "$p" | sed 's/_.*//'): no alternative (|) in Depends" "$(deb_field "$p" Depends)" '\|'
 done
 
-for p in "$base" "$compute" "$submit"; do
+for p in "$base" "$compute" "$submit" ${probes_arch:+"$probes"}; do
 	b=$(basename "$p" | sed 's/_.*//')
 	is "$b: Version $V" "$(deb_field "$p" Version)" "$V"
 	ctl=$(dpkg-deb -I "$p" control 2>&1)
@@ -203,10 +215,30 @@ $unitdir/spank-ebpf-reconcile.timer
 EOF
 )"
 is "submit: files (a metapackage)" "$(contents "$submit")" "/usr/share/doc/slurm-spank-ebpf-submit -> slurm-spank-ebpf"
+pdir=/usr/share/slurm-spank-ebpf/ebpf_exporter
+if [ -n "$probes_arch" ]; then
+	is "probes: files (4 BPF objects and their YAML, in the sets' default config_dir)" "$(contents "$probes")" "$(sort <<EOF
+$pdir/spank-io.bpf.o
+$pdir/spank-io.yaml
+$pdir/spank-net.bpf.o
+$pdir/spank-net.yaml
+$pdir/spank-oom.bpf.o
+$pdir/spank-oom.yaml
+$pdir/spank-sched.bpf.o
+$pdir/spank-sched.yaml
+/usr/share/doc/slurm-spank-ebpf-probes -> slurm-spank-ebpf
+/usr/share/lintian/overrides/slurm-spank-ebpf-probes
+EOF
+)"
+	like "probes: spank-io.bpf.o is a BPF object with BTF (CO-RE needs it)" \
+		"$(readelf -h -S "$tmp/root-slurm-spank-ebpf-probes$pdir/spank-io.bpf.o" 2>&1)" 'Machine: +Linux BPF'
+	like "... with a .BTF section" \
+		"$(readelf -S "$tmp/root-slurm-spank-ebpf-probes$pdir/spank-io.bpf.o" 2>&1)" ' \.BTF '
+fi
 is "conffiles: only the drop-in (the link is a plain package file)" \
 	"$(cat "$tmp/ctl-slurm-spank-ebpf/conffiles") $(cat "$tmp"/ctl-slurm-spank-ebpf-{compute,submit}/conffiles 2>/dev/null)" \
 	"/etc/slurm/spank_ebpf.conf "
-both=$( (contents "$base"; contents "$compute"; contents "$submit") | sed 's/ -> .*//' | sort | uniq -d)
+both=$( (contents "$base"; contents "$compute"; contents "$submit"; [ -z "$probes_arch" ] || contents "$probes") | sed 's/ -> .*//' | sort | uniq -d)
 is "no path shipped by two packages (they install together)" "$both" ""
 decl=$( (contents "$base"; contents "$compute"; contents "$submit") | grep -c '^/etc/slurm/plugstack\.conf\.d/')
 is "exactly one file in plugstack.conf.d across the three packages" "$decl" "1"

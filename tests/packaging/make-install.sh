@@ -56,6 +56,16 @@ example=$D$(mkexpand docdir)/examples/ebpf_exporter.service
 is "the example ebpf_exporter.service runs the configured exporter" \
 	"$(grep -h '^ExecStart=' "$example" 2>&1 | cut -d' ' -f1)" "ExecStart=$(mkvar EXPORTER_PATH)"
 is "nothing else in plugstack.conf.d" "$(ls -A "$conf/plugstack.conf.d")" "spank_ebpf.conf"
+# The BPF configs (probes/), when configure could build them, in the sets'
+# default config_dir: the directory spank-ebpf exporter passes as
+# --config.dir to the template unit's ebpf_exporter.
+probesdir=$D$(mkexpand pkgdatadir)/ebpf_exporter
+probe_files="spank-io.bpf.o spank-io.yaml spank-net.bpf.o spank-net.yaml spank-oom.bpf.o spank-oom.yaml spank-sched.bpf.o spank-sched.yaml"
+if [ -n "$(mkvar probes_DATA)" ]; then
+	is "the BPF configs in $(mkexpand pkgdatadir)/ebpf_exporter" "$(ls "$probesdir" 2>&1 | tr '\n' ' ')" "$probe_files "
+else
+	skip_point "BPF configs: configure did not build them (no clang for the bpf target or libbpf headers)"
+fi
 
 # An admin edits the drop-in; installing again (an upgrade from source)
 # keeps it and the link.
@@ -76,6 +86,7 @@ ok_if "uninstall removes the command and its man page" test ! -e "$sbindir/spank
 for u in $units; do
 	ok_if "uninstall removes $u" test ! -e "$unitdir/$u"
 done
+ok_if "uninstall removes the BPF configs" test ! -e "$probesdir/spank-io.bpf.o" -a ! -e "$probesdir/spank-io.yaml"
 
 # A file an admin put at the link's place is theirs: never replaced.
 rm -f "$conf/spank_ebpf.conf"
