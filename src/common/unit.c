@@ -70,8 +70,11 @@ static void beside_systemctl(const struct config *cfg, const char *name, char *b
 static void unit_said(const struct config *cfg, const char *unit, char *line, size_t len)
 {
 	static struct runcmd_result res;
-	static const char *const errorish[] = { "rror", "ail", "issed", "annot", "o such",
-						 "not exist", "enied", "not permitted", "nvalid" };
+	/* "ailed"/"ailure", not "ail": ebpf_exporter says "fanotify not
+	 * available" before the line that tells why it failed. */
+	static const char *const errorish[] = { "rror", "ailed", "ailure", "issed", "annot",
+						 "o such", "not exist", "enied", "not permitted",
+						 "nvalid" };
 	char journalctl[CONFIG_PATH_MAX + 16], id[64], match1[96], match2[96];
 	char *show[] = { (char *)cfg->systemctl, "show", "--property=InvocationID", "--value", "--",
 			 (char *)unit, NULL };

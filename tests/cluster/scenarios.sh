@@ -291,10 +291,70 @@ cs_configless() {
 	cl_restart_slurmd $CL_NODES || bail "slurmd did not restart with slurm.conf"
 }
 
-# The scenarios in their order, and their short names (c1 ... c9).
-CL_SCENARIOS="submit_host always two_nodes independent salloc_srun slurmd_restart reboot node_without_plugin configless"
+# c10: cloudflare's ebpf_exporter on both nodes (tests/system/real.sh:
+# the cached binary, biolatency and syscalls, the packages' example unit):
+# a 2-node --ebpf job starts it on each node, each node's /metrics serves
+# both configs, each node's exporter process holds exactly the programs
+# its own metrics name, none of them the other node's (one kernel for
+# both); after the job both are idle (programs unloaded) and their ports
+# refuse. The stand-in comes back after.
+. "${srcdir:-.}/tests/system/real.sh"
+
+_cs_real_teardown() {
+	local h
+	for h in $CL_NODES; do
+		install -m 0644 "$SYS_FILES/ebpf_exporter.service" "${CL_ROOT[$h]}/etc/systemd/system/$SYS_UNIT"
+		on "$h" ct systemctl daemon-reload
+		on "$h" ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
+	done
+	SYS_PROG_TYPES=7 SYS_PROG_KINDS=perf_event SYS_SAMPLES=ebpf_standin_cpu_samples_total
+}
+
+cs_real() {
+	local h cfg ids1 ids2 m seen
+	_real_have || return 0
+	ctl_submit_pkg on
+	for h in $CL_NODES; do
+		on "$h" real_setup
+		is "c10: $h: the unit is the packages' example, as installed" \
+			"$(on "$h" ct cmp "$SYS_EXAMPLE_UNIT" "/etc/systemd/system/$SYS_UNIT" 2>&1 && echo same)" same
+	done
+	cl_mark
+	J=$(sb c10 -N2 --ebpf --wrap "$N2_STEPS c10") || { is "c10: sbatch -N2 --ebpf accepted" no yes; _cs_real_teardown; return; }
+	wait_started_on c10 node1 node2
+	for h in $CL_NODES; do
+		is "c10: $h: exporter active as the payload started" "$(unit_at_start "$h" c10)" active
+		seen=$(view "$h")
+		diag "c10: $h, job $J running: $seen"
+		like "c10: $h: holds the job, active" "$seen" "^held=\{$J\} active=active progs=[1-9]"
+		m=$(on "$h" metrics)
+		for cfg in $SYS_REAL_CONFIGS; do
+			like "c10: $h: /metrics: ebpf_exporter_enabled_configs{name=\"$cfg\"} 1" "$m" \
+				"^ebpf_exporter_enabled_configs\{name=\"$cfg\"\} 1$"
+		done
+		is "c10: $h: its process holds exactly the programs its metrics name" \
+			"$(on "$h" fd_prog_ids)" "$(on "$h" metric_prog_ids)"
+	done
+	ids1=$(on node1 fd_prog_ids)
+	ids2=$(on node2 fd_prog_ids)
+	diag "c10: programs: node1 $ids1; node2 $ids2"
+	is "c10: no program is held by both nodes' exporters" \
+		"$(printf '%s\n' $ids1 $ids2 | sort -n | uniq -d | tr '\n' ' ')" ""
+	release_all c10
+	wait_done "$J"
+	is "c10: job completed" "$(jstate "$J")" COMPLETED
+	for h in $CL_NODES; do
+		is "c10: after the job: $h idle (programs unloaded); one start, one stop" \
+			"$(view "$h"); $(unit_jobs "$h")" "$IDLE; start stop"
+		is "c10: after the job: $h's port refuses" "$(on "$h" port_state)" refused
+	done
+	_cs_real_teardown
+}
+
+# The scenarios in their order, and their short names (c1 ... c10).
+CL_SCENARIOS="submit_host always two_nodes independent salloc_srun slurmd_restart reboot node_without_plugin configless real"
 declare -gA CL_SCENARIO_OF=([c1]=submit_host [c2]=always [c3]=two_nodes [c4]=independent
-	[c5]=salloc_srun [c6]=slurmd_restart [c7]=reboot [c8]=configless [c9]=node_without_plugin)
+	[c5]=salloc_srun [c6]=slurmd_restart [c7]=reboot [c8]=configless [c9]=node_without_plugin [c10]=real)
 
 # cl_main SUITE: the whole run. CLUSTER_SCENARIOS (c1 ... c9 or names
 # without cs_, "none" for none) picks a subset by hand.

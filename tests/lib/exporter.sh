@@ -7,6 +7,15 @@
 
 SYS_UNIT=ebpf_exporter.service
 SYS_STANDIN_PORT=9435
+# What unit_progs counts and metrics_samples reads: the stand-in's by
+# default; tests/system/real.sh sets them for the real exporter.
+#   SYS_PROG_TYPES  prog_type numbers of /proc/PID/fdinfo, |-separated
+#                   (7 perf_event; 17 raw_tracepoint, 26 tracing)
+#   SYS_PROG_KINDS  the same types as bpftool prog show names them
+#   SYS_SAMPLES     the metric whose samples metrics_samples sums
+SYS_PROG_TYPES=7
+SYS_PROG_KINDS=perf_event
+SYS_SAMPLES=ebpf_standin_cpu_samples_total
 
 is_active() {
 	ct systemctl is-active "$SYS_UNIT" 2>/dev/null
@@ -61,8 +70,8 @@ _exporter_settled() {
 	[ "$st" = active ] || [ "$(unit_progs)" = 0 ]
 }
 
-# unit_progs (and progs, the same): eBPF programs of the stand-in's type
-# (perf_event, prog_type 7) attributed to this host's exporter. eBPF
+# unit_progs (and progs, the same): eBPF programs of the exporter's types
+# (SYS_PROG_TYPES; the stand-in's: perf_event, prog_type 7) attributed to this host's exporter. eBPF
 # programs are kernel-global, so a machine-wide count (bpftool prog show)
 # also counts other containers' programs; this one never does:
 # - the unit has a main process: the programs it holds, by its descriptors
@@ -82,8 +91,10 @@ unit_progs() {
 			n=0 left=
 			for id in $(cat "$ids" 2>/dev/null); do
 				out=$(bpftool prog show id "$id" 2>&1)
+				if printf "%s\n" "$out" | grep -Eq "^$id: ($3) "; then
+					n=$((n + 1)) left="$left $id"; continue
+				fi
 				case $out in
-				"$id: perf_event "*) n=$((n + 1)) left="$left $id" ;;
 				*"No such file"* | *"can'"'"'t get prog by id"* | "$id: "*) ;;
 				*) echo "error: bpftool prog show id $id: $out"; exit 0 ;;
 				esac
@@ -102,13 +113,13 @@ unit_progs() {
 			*prog_type:*prog_id:*) ;;
 			*) echo "error: no prog_type/prog_id in /proc/$pid/fdinfo/${fd##*/}"; exit 0 ;;
 			esac
-			printf "%s\n" "$info" | grep -Eq "^prog_type:[[:space:]]+7$" || continue
+			printf "%s\n" "$info" | grep -Eq "^prog_type:[[:space:]]+($2)$" || continue
 			n=$((n + 1))
 			seen="$seen $(printf "%s\n" "$info" | sed -n "s/^prog_id:[[:space:]]*//p")"
 		done
 		{ cat "$ids" 2>/dev/null; printf "%s\n" $seen; } | sort -un | grep . >"$ids.new"
 		mv "$ids.new" "$ids"
-		echo "$n"' sh "$SYS_UNIT" 2>&1 || echo "error: could not enter the container"
+		echo "$n"' sh "$SYS_UNIT" "$SYS_PROG_TYPES" "$SYS_PROG_KINDS" 2>&1 || echo "error: could not enter the container"
 }
 
 progs() {
@@ -121,11 +132,12 @@ metrics() {
 		sed '1,/^\r*$/d'
 }
 
-# The samples counter, or "down".
+# The sum of SYS_SAMPLES's samples (every label set), or "down" when
+# nothing answers (or the metric is not there).
 metrics_samples() {
-	local m
-	m=$(metrics | sed -n 's/^ebpf_standin_cpu_samples_total \([0-9]*\).*/\1/p')
-	echo "${m:-down}"
+	metrics | awk -v m="$SYS_SAMPLES" '
+		$1 == m || index($1, m "{") == 1 { s += $NF; n++ }
+		END { if (n) printf "%.0f\n", s; else print "down" }'
 }
 
 # One line: state count, unit state, programs, endpoint; settled first

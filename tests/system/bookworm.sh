@@ -5,4 +5,5 @@
 . "${srcdir:-.}/tests/lib/system.sh"
 . "${srcdir:-.}/tests/system/scenarios.sh"
 . "${srcdir:-.}/tests/system/pace.sh"
+. "${srcdir:-.}/tests/system/real.sh"
 sys_main bookworm

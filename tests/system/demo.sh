@@ -6,12 +6,15 @@
 #
 # installs what it needs (Debian packages), builds the plugin's Debian
 # packages for Slurm 22.05 inside a Debian 12 container that runs real
-# systemd, installs them there with munge, slurmctld, slurmd and a stand-in
-# ebpf_exporter.service whose process loads real eBPF programs, submits two
+# systemd, installs them there with munge, slurmctld, slurmd and
+# cloudflare's ebpf_exporter run by the example unit the packages ship
+# (when tests/exporter/build.sh has built it; else a stand-in
+# ebpf_exporter.service whose process loads real eBPF programs), submits two
 # overlapping `sbatch --ebpf` jobs and prints a timeline: the plugin's state
 # (count of jobs holding the exporter), `systemctl is-active
 # ebpf_exporter`, the number of eBPF programs loaded and the exporter's
-# metrics, at each step. Then it tears everything down.
+# metrics, at each step, and a few of the exporter's metric lines while
+# the jobs run. Then it tears everything down.
 #
 # The first run builds the container's root filesystem with debootstrap
 # (about 2 minutes, cached in /var/cache/slurm-spank-ebpf-tests); later runs
@@ -53,6 +56,8 @@ fi
 export srcdir=$top top_builddir=$builddir
 # shellcheck source=../lib/system.sh
 . "$top/tests/lib/system.sh"
+# shellcheck source=real.sh
+. "$top/tests/system/real.sh"
 
 sys_setup "$suite"
 diag "preparing a Debian $suite container (first run: debootstrap, about 2 minutes)"
@@ -63,6 +68,14 @@ sys_boot
 diag "building the Debian packages inside it from $(basename "$TARBALL") and installing them"
 sys_install
 sys_cluster_start
+if [ -x "$SYS_EXPORTER_DIR/bin/ebpf_exporter" ]; then
+	diag "installing ebpf_exporter ($SYS_EXPORTER_DIR) with the packages' example unit"
+	real_setup
+	demo_real=1 demo_submit=submit_work
+else
+	diag "no ebpf_exporter built in $SYS_EXPORTER_DIR (tests/exporter/build.sh): the stand-in runs"
+	demo_real='' demo_submit=submit_payload
+fi
 
 # --- the timeline -----------------------------------------------------------
 # Each line's readings are taken once the exporter has settled
@@ -84,13 +97,20 @@ echo "   plugin line: $(plugin_line)"
 echo
 printf '%-12s  %-7s  %-34s %-7s %-9s %-6s %s\n' time elapsed step count active progs samples
 line "no job"
-a=$(submit_payload demo-a --ebpf) || bail "sbatch --ebpf failed"
+a=$($demo_submit demo-a --ebpf) || bail "sbatch --ebpf failed"
 line "sbatch --ebpf: job $a submitted"
 wait_started demo-a || bail "job $a did not start"
 line "job $a running"
-b=$(submit_payload demo-b --ebpf) || bail "sbatch --ebpf failed"
+b=$($demo_submit demo-b --ebpf) || bail "sbatch --ebpf failed"
 wait_started demo-b || bail "job $b did not start"
 line "job $b running too"
+if [ -n "$demo_real" ]; then
+	echo
+	echo "   a few of ebpf_exporter's metric lines while both jobs run (dd oflag=direct and syscalls):"
+	metrics | grep -E '^ebpf_exporter_(enabled_configs|bio_latency_seconds_count|syscalls_total\{syscall="(read|write|openat)"\})' |
+		head -n 8 | sed 's/^/     /'
+	echo
+fi
 release demo-a
 wait_job_done "$a" || bail "job $a did not finish"
 line "job $a done, job $b running"
@@ -100,8 +120,8 @@ line "job $b done"
 echo
 echo "count:   jobs in $STATE (the plugin's state file)"
 echo "active:  systemctl is-active $SYS_UNIT"
-echo "progs:   the exporter's eBPF programs (perf_event) it holds, or, once it is gone, those still loaded"
-echo "samples: ebpf_standin_cpu_samples_total from http://127.0.0.1:$SYS_STANDIN_PORT/metrics"
+echo "progs:   the exporter's eBPF programs ($SYS_PROG_KINDS) it holds, or, once it is gone, those still loaded"
+echo "samples: the sum of $SYS_SAMPLES from http://127.0.0.1:$SYS_STANDIN_PORT/metrics"
 echo
 echo "systemd's journal for $SYS_UNIT: $(unit_starts_since "$c") start, $(unit_stops_since "$c") stop."
 echo "The plugin's lines in the slurmd journal (journalctl -u slurmd):"

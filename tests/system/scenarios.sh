@@ -337,7 +337,7 @@ sys_main() {
 	scn_installed "$c"
 	SYS_SCN_MARK=$(journal_mark)
 	scn_no_job
-	for s in ${SYSTEM_SCENARIOS:-timer sbatch overlap template neutral_and_always broken_unit killed_restart alloc linger background both_faces runinjob}; do
+	for s in ${SYSTEM_SCENARIOS:-timer sbatch overlap template neutral_and_always broken_unit killed_restart alloc linger background both_faces runinjob real real_faults}; do
 		"scn_$s"
 		diag "$SUITE: scn_$s done after $(sys_elapsed) s"
 	done

@@ -5,6 +5,7 @@
 . "${srcdir:-.}/tests/lib/system.sh"
 . "${srcdir:-.}/tests/system/scenarios.sh"
 . "${srcdir:-.}/tests/system/pace.sh"
+. "${srcdir:-.}/tests/system/real.sh"
 # From 24.11 slurmd logs what a prolog/epilog writes to stderr only at
 # debug2; with the journal as its only log, the plugin's lines (errors
 # included) show up only with SlurmdSyslogDebug (docs/OPERATING.md,

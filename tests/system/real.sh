@@ -1,0 +1,275 @@
+# System scenarios with cloudflare's ebpf_exporter itself (sourced after
+# scenarios.sh): the binary tests/exporter/build.sh built and cached,
+# installed where the packages' example unit looks for it, the biolatency
+# and syscalls configs in /etc/ebpf_exporter, and the example unit the base
+# package ships, copied to /etc/systemd/system as an admin would. The
+# stand-in stays for the scenarios that need an exporter that fails,
+# hangs or dies on purpose. Each scenario puts the stand-in back, with the
+# plugin line as the package ships it, no job and the unit inactive.
+#
+# The exporter's result directory: SYSTEM_EXPORTER_DIR, by default
+# build.sh's cache for its pinned version and recipe. Missing, it skips
+# these scenarios by hand and fails them in CI (CI=true), where .ci/run
+# builds it ahead.
+
+SYS_EXPORTER_DIR=${SYSTEM_EXPORTER_DIR:-$SYS_CACHE/exporter/v2.5.1-r1}
+# Where the packages' example unit runs it: configure's
+# --with-ebpf-exporter default (m4/x_ac_exporter.m4); debian/rules keeps it.
+SYS_EXPORTER_PATH=/usr/local/bin/ebpf_exporter
+SYS_EXAMPLE_UNIT=/usr/share/doc/slurm-spank-ebpf/examples/ebpf_exporter.service
+SYS_EXPORTER_CONFDIR=/etc/ebpf_exporter
+SYS_REAL_CONFIGS="biolatency syscalls"
+
+# _real_have: the cached exporter is there and sound (build.sh verifies
+# its stamp's checksums and exits at once when it is). Otherwise a failed
+# point in CI, a skipped one by hand; returns 1 either way.
+_real_have() {
+	local out
+	if [ -f "$SYS_EXPORTER_DIR/stamp" ] && [ -z "${SYSTEM_EXPORTER_DIR:-}" ]; then
+		out=$(EXPORTER_CACHE=$SYS_CACHE/exporter "$SYS_TOP/tests/exporter/build.sh" 2>&1 | tail -n 1)
+		case $out in
+		"ebpf_exporter=$SYS_EXPORTER_DIR/bin/ebpf_exporter configs=$SYS_EXPORTER_DIR/configs") return 0 ;;
+		esac
+		diag "real: tests/exporter/build.sh: $out"
+	elif [ -x "$SYS_EXPORTER_DIR/bin/ebpf_exporter" ]; then
+		return 0
+	fi
+	if [ -n "${CI:-}" ]; then
+		is "real: ebpf_exporter built and cached in $SYS_EXPORTER_DIR (.ci/run builds it)" missing cached
+	else
+		skip_point "real: ebpf_exporter not built (run tests/exporter/build.sh as root)"
+	fi
+	return 1
+}
+
+# real_setup: the real exporter in place of the stand-in. real_teardown:
+# the stand-in back.
+real_setup() {
+	local c
+	install -m 0755 "$SYS_EXPORTER_DIR/bin/ebpf_exporter" "$NODE_ROOT$SYS_EXPORTER_PATH"
+	mkdir -p "$NODE_ROOT$SYS_EXPORTER_CONFDIR"
+	for c in $SYS_REAL_CONFIGS; do
+		install -m 0644 "$SYS_EXPORTER_DIR/configs/$c.yaml" "$SYS_EXPORTER_DIR/configs/$c.bpf.o" \
+			"$NODE_ROOT$SYS_EXPORTER_CONFDIR/"
+	done
+	ct cp "$SYS_EXAMPLE_UNIT" "/etc/systemd/system/$SYS_UNIT"
+	ct systemctl daemon-reload
+	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
+	install -m 0755 "$SYS_FILES/work-payload" "$NODE_ROOT/usr/local/bin/sse-work"
+	# raw_tp (raw_tracepoint, 17) and tp_btf (tracing, 26) programs.
+	SYS_PROG_TYPES='17|26' SYS_PROG_KINDS='raw_tracepoint|tracing'
+	SYS_SAMPLES=ebpf_exporter_syscalls_total
+}
+
+real_teardown() {
+	install -m 0644 "$SYS_FILES/ebpf_exporter.service" "$NODE_ROOT/etc/systemd/system/$SYS_UNIT"
+	rm -f "$NODE_ROOT/etc/default/ebpf_exporter"
+	ct systemctl daemon-reload
+	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
+	SYS_PROG_TYPES=7 SYS_PROG_KINDS=perf_event SYS_SAMPLES=ebpf_standin_cpu_samples_total
+	_pace_reset
+}
+
+# submit_work NAME [SBATCH ARGS...]: the work payload (files/work-payload):
+# what it found at its start in NAME.first, then direct I/O and syscalls
+# until NAME.gate.
+submit_work() {
+	local name=$1
+	shift
+	submit -J "$name" -o "$JOB_MARKS/$name-%j.out" "$@" /usr/local/bin/sse-work "$name"
+}
+
+# What the endpoint's port does: "refused" or "open" (or another error).
+port_state() {
+	local out
+	out=$(ct bash -c "exec 3<>/dev/tcp/127.0.0.1/$SYS_STANDIN_PORT && echo open" 2>&1)
+	case $out in
+	open) echo open ;;
+	*"Connection refused"*) echo refused ;;
+	*) echo "$out" ;;
+	esac
+}
+
+# sample_sum METRIC: the sum of METRIC's samples now ("down" without).
+sample_sum() {
+	SYS_SAMPLES=$1 metrics_samples
+}
+
+# _grew METRIC FROM: METRIC's sum is above FROM.
+_grew() {
+	local v
+	v=$(sample_sum "$1")
+	[ "$v" != down ] && [ "$v" -gt "$2" ]
+}
+
+# The program IDs the exporter's process holds (its fdinfo), sorted, one
+# line; and those its own ebpf_exporter_ebpf_program_info metric names.
+fd_prog_ids() {
+	ct sh -c '
+		pid=$(systemctl show -p MainPID --value "$1")
+		[ "$pid" -gt 0 ] 2>/dev/null || { echo "no main process"; exit 0; }
+		for fd in /proc/$pid/fd/*; do
+			[ "$(readlink "$fd" 2>/dev/null)" = anon_inode:bpf-prog ] || continue
+			sed -n "s/^prog_id:[[:space:]]*//p" "/proc/$pid/fdinfo/${fd##*/}"
+		done | sort -n | tr "\n" " "' sh "$SYS_UNIT"
+}
+
+metric_prog_ids() {
+	metrics | grep '^ebpf_exporter_ebpf_program_info{' | grep -o 'id="[0-9]*"' | tr -dc '0-9\n' |
+		sort -n | tr '\n' ' '
+}
+
+# _activation_ms: how long systemd took to bring the unit up, READY=1
+# included (InactiveExit to ActiveEnter), in ms.
+_activation_ms() {
+	local a b
+	a=$(ct systemctl show -p InactiveExitTimestampMonotonic --value "$SYS_UNIT")
+	b=$(ct systemctl show -p ActiveEnterTimestampMonotonic --value "$SYS_UNIT")
+	echo $(((b - a) / 1000))
+}
+
+# One --ebpf job with the real exporter, start=wait then start=background.
+scn_real() {
+	local c j b0 s0 ids mids log ms act first seen cfg
+	_real_have || return 0
+	real_setup
+	is "real: the unit is the packages' example, as installed" \
+		"$(ct cmp "$SYS_EXAMPLE_UNIT" "/etc/systemd/system/$SYS_UNIT" 2>&1 && echo same)" same
+	like "real: it runs $SYS_EXPORTER_PATH" "$(ct systemctl show -p ExecStart --value "$SYS_UNIT")" \
+		"path=$SYS_EXPORTER_PATH ;"
+	diag "real: $(ct "$SYS_EXPORTER_PATH" --version 2>&1 | head -n 1)"
+	is "real: no job: inactive, port refused" "$(is_active); $(port_state)" "inactive; refused"
+
+	c=$(journal_mark)
+	j=$(submit_work sreal --ebpf) || { is "real: sbatch --ebpf accepted" no yes; return; }
+	wait_started sreal
+	first=$(cat "$NODE_ROOT$JOB_MARKS/sreal.first" 2>&1)
+	is "real: start=wait: the job's first look finds the unit active and /metrics serving both configs" \
+		"$first" "active 2"
+	log=$(plugin_log_since "$c")
+	ms=$(echo "$log" | sed -n 's/.*ebpf_exporter started in \([0-9]*\) ms.*/\1/p' | head -n 1)
+	act=$(_activation_ms)
+	diag "real: start=wait: the prolog's start took ${ms:-?} ms; systemd brought the unit up (READY=1) in $act ms"
+	ok_if "real: start=wait: the prolog returned only after READY=1 (${ms:-none} ms >= $act ms)" \
+		test "${ms:-0}" -ge "$act" -a "$act" -gt 0
+	seen=$(observe)
+	diag "real: job $j running: $seen"
+	is "real: while the job runs: state holds it, unit active" "$(state); $(is_active)" "$(state_of "$j"); active"
+	for cfg in $SYS_REAL_CONFIGS; do
+		like "real: /metrics: ebpf_exporter_enabled_configs{name=\"$cfg\"} 1" "$(metrics)" \
+			"^ebpf_exporter_enabled_configs\{name=\"$cfg\"\} 1$"
+	done
+	ids=$(fd_prog_ids)
+	mids=$(metric_prog_ids)
+	diag "real: programs held by the exporter's process: $ids; named by its metrics: $mids"
+	ok_if "real: the exporter's process holds eBPF programs ($(progs) of type raw_tracepoint/tracing)" \
+		test "$(progs)" -gt 0 2>/dev/null
+	is "real: they are exactly the programs its metrics name (ebpf_exporter_ebpf_program_info)" "$ids" "$mids"
+	b0=$(sample_sum ebpf_exporter_bio_latency_seconds_count)
+	s0=$(sample_sum ebpf_exporter_syscalls_total)
+	ok_if "real: biolatency counts the job's direct I/O (bio_latency_seconds_count grows from $b0)" \
+		wait_until 30 "bio_latency_seconds_count to grow" _grew ebpf_exporter_bio_latency_seconds_count "${b0/down/0}"
+	ok_if "real: syscalls counts the job's system calls (syscalls_total grows from $s0)" \
+		wait_until 30 "syscalls_total to grow" _grew ebpf_exporter_syscalls_total "${s0/down/0}"
+	release sreal
+	wait_job_done "$j"
+	is "real: job completed" "$(job_state "$j")" COMPLETED
+	seen=$(observe)
+	diag "real: after the job: $seen"
+	is "real: after the job: state, unit, programs unloaded, endpoint" "$seen" \
+		"count=0 active=inactive progs=0 metrics=down"
+	is "real: after the job: the port refuses" "$(port_state)" refused
+	is "real: one start, one stop (unit journal)" "$(unit_jobs_since "$c")" "start stop"
+	is "real: the stop succeeded (no failed state from the exporter's exit)" \
+		"$(ct systemctl show -p Result --value "$SYS_UNIT")" success
+
+	plugin_args mode=opt-in start=background
+	sys_restart_slurmd || bail "slurmd did not restart with start=background"
+	c=$(journal_mark)
+	j=$(submit_work sreal-bg --ebpf) || { is "real: sbatch --ebpf accepted" no yes; return; }
+	wait_started sreal-bg
+	first=$(cat "$NODE_ROOT$JOB_MARKS/sreal-bg.first" 2>&1)
+	wait_for 30 "the exporter active" active is_active
+	log=$(plugin_log_since "$c")
+	ms=$(echo "$log" | sed -n 's/.*start queued in \([0-9]*\) ms.*/\1/p' | head -n 1)
+	act=$(_activation_ms)
+	diag "real: start=background: the job's first look: $first; the prolog queued the start in ${ms:-?} ms; systemd took $act ms to READY=1"
+	ok_if "real: start=background: the prolog returned before READY=1 (${ms:-none} ms < $act ms)" \
+		test "${ms:-99999}" -lt "$act"
+	like "real: start=background: /metrics serves both configs later" "$(metrics | grep -c '^ebpf_exporter_enabled_configs{.*} 1$')" '^2$'
+	release sreal-bg
+	wait_job_done "$j"
+	is "real: start=background: stopped after the job" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	real_teardown
+}
+
+# _real_fault TAG SAID-RE: with the fault in place, a --ebpf job: the unit
+# fails, the job runs and completes, the plugin's lines name the unit and
+# carry its first error line (SAID-RE), spank-ebpf status shows the unit
+# failed; while it runs, the fault is undone and a second job starts the
+# exporter again. Undo is the function _real_undo_TAG.
+_real_fault() {
+	local tag=$1 said=$2 c a b log
+	c=$(journal_mark)
+	a=$(submit_work "sf-$tag-a" --ebpf) || { is "fault $tag: sbatch --ebpf accepted" no yes; return; }
+	wait_started "sf-$tag-a"
+	is "fault $tag: the job runs, the state holds it, the unit failed" \
+		"$(job_state "$a"); $(state); $(settled_unit_state)" "RUNNING; $(state_of "$a"); failed"
+	log=$(plugin_log_since "$c")
+	diag "fault $tag: plugin lines: $(echo "$log" | tr '\n' '|')"
+	like "fault $tag: the plugin's line names the unit" "$log" \
+		"spank_ebpf: prolog job $a: failed to start $SYS_UNIT: "
+	like "fault $tag: ... and carries the unit's first error line" "$log" \
+		"spank_ebpf: prolog job $a: ebpf_exporter said: .*$said"
+	like "fault $tag: spank-ebpf status shows the unit failed" \
+		"$(ct "$SYS_ADMIN_CMD" status 2>&1)" "unit $SYS_UNIT: failed"
+	"_real_undo_$tag"
+	ct systemctl daemon-reload
+	b=$(submit_work "sf-$tag-b" --ebpf) || { is "fault $tag: sbatch --ebpf accepted" no yes; return; }
+	wait_started "sf-$tag-b"
+	like "fault $tag: the next job tried again" "$(plugin_log_since "$c")" \
+		"spank_ebpf: prolog job $b: ebpf_exporter(\.service)? is not running although 1 other jobs? holds? it; starting it again"
+	is "fault $tag: ... and the exporter runs, with programs" \
+		"$(state); $(is_active); $(test "$(progs)" -gt 0 2>/dev/null && echo progs)" \
+		"$(state_of "$a" "$b"); active; progs"
+	release "sf-$tag-a"
+	release "sf-$tag-b"
+	wait_job_done "$a"
+	wait_job_done "$b"
+	is "fault $tag: both jobs completed, node usable" \
+		"$(job_state "$a") $(job_state "$b") $(node_usability)" "COMPLETED COMPLETED usable"
+	is "fault $tag: stopped after both" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
+}
+
+_real_undo_attach() {
+	rm -f "$NODE_ROOT/etc/default/ebpf_exporter"
+}
+
+_real_undo_binary() {
+	mv "$NODE_ROOT$SYS_EXPORTER_PATH.away" "$NODE_ROOT$SYS_EXPORTER_PATH"
+}
+
+_real_undo_confdir() {
+	mv "$NODE_ROOT$SYS_EXPORTER_CONFDIR.away" "$NODE_ROOT$SYS_EXPORTER_CONFDIR"
+}
+
+# Faults with the real exporter: a config that cannot attach (the
+# sse-missing-attach fixture, refused by --config.strict), a missing
+# binary, a missing config directory.
+scn_real_faults() {
+	local c
+	_real_have || return 0
+	real_setup
+	for c in sse-missing-attach; do
+		install -m 0644 "$SYS_EXPORTER_DIR/configs/$c.yaml" "$SYS_EXPORTER_DIR/configs/$c.bpf.o" \
+			"$NODE_ROOT$SYS_EXPORTER_CONFDIR/"
+	done
+	echo "EBPF_EXPORTER_CONFIGS=biolatency,sse-missing-attach" >"$NODE_ROOT/etc/default/ebpf_exporter"
+	_real_fault attach "(failed to attach to raw tracepoint 'sse_no_such_tracepoint'|Missed attachments)"
+	mv "$NODE_ROOT$SYS_EXPORTER_PATH" "$NODE_ROOT$SYS_EXPORTER_PATH.away"
+	_real_fault binary "$SYS_EXPORTER_PATH"
+	mv "$NODE_ROOT$SYS_EXPORTER_CONFDIR" "$NODE_ROOT$SYS_EXPORTER_CONFDIR.away"
+	_real_fault confdir "$SYS_EXPORTER_CONFDIR"
+	real_teardown
+}
