@@ -329,6 +329,8 @@ int sets_parse(const char *text, size_t len, const char *name, struct sets *s,
 
 	memset(&p, 0, sizeof(p));
 	memset(s, 0, sizeof(*s));
+	if (errlen)
+		err[0] = '\0'; /* a good file: an empty message, never stale bytes */
 	p.file = name;
 	p.err = err;
 	p.errlen = errlen;
