@@ -174,20 +174,38 @@ need_root() {
 	[ "$(id -u)" -eq 0 ] || missing "root"
 }
 
-# The suites that run Slurm daemons, containers or package installs on
-# this machine take turns: their ports, mounts, cgroups and the exporters'
-# eBPF programs (kernel-global) would clash.
+# Two locks, each held by a script for its whole life, so that `make -j`
+# and two lanes of make test (tests/Makefile.inc) are safe:
+# - SUITE_LOCK: the suites that use this host itself (a localhost Slurm,
+#   packages installed here, the host's exporter and its BPF sysctl) take
+#   turns: their ports, mounts over /sys/fs/cgroup and packages would clash;
+# - CONTAINER_LOCK: the container suites take turns: machine names, the
+#   nspawn cgroups made on the host, one cached root overlaid at a time.
+# A host suite and a container suite run side by side: containers have a
+# network of their own, and every count of eBPF programs is per process
+# (tests/lib/exporter.sh), never kernel-wide. A script that needs both
+# takes SUITE_LOCK first.
 SUITE_LOCK=${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}
-SUITE_LOCK_HELD=
+CONTAINER_LOCK=${CONTAINER_LOCK:-/run/slurm-spank-ebpf-containers.lock}
+_LOCKS_HELD=' '
 
 # suite_lock SECONDS: holds SUITE_LOCK (fd 9) for the rest of the script,
 # waiting SECONDS at the most for it; a script already holding it (one
 # library on top of another) goes on.
 suite_lock() {
-	[ -z "$SUITE_LOCK_HELD" ] || return 0
-	exec 9>>"$SUITE_LOCK" || missing "lock file $SUITE_LOCK"
-	flock -w "$1" 9 || bail "could not take $SUITE_LOCK within ${1}s"
-	SUITE_LOCK_HELD=yes
+	_hold_lock "$SUITE_LOCK" 9 "$1"
+}
+
+# container_lock SECONDS: the same for CONTAINER_LOCK (fd 6).
+container_lock() {
+	_hold_lock "$CONTAINER_LOCK" 6 "$1"
+}
+
+_hold_lock() {
+	case $_LOCKS_HELD in *" $1 "*) return 0 ;; esac
+	eval "exec $2>>\"\$1\"" || missing "lock file $1"
+	flock -w "$3" "$2" || bail "could not take $1 within ${3}s"
+	_LOCKS_HELD="$_LOCKS_HELD$1 "
 }
 
 # `make distcheck` builds and tests the release tarball in
