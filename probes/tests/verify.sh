@@ -23,8 +23,9 @@
 # Needs: clang, libbpf-dev headers, bpftool, curl, python3, taskset, dd, ss;
 # for retransmits nft and unshare (else skipped); for an OOM kill a cgroup
 # v1 memory controller (hybrid hosts) or cgroup2's (else skipped).
-# Prints "ok"/"not ok" lines, per-program bpf_stats, and "N passed, N
-# failed" last; exits 1 when something failed. Everything it makes
+# Speaks TAP through the tests' library (tests/lib/tap.sh): "ok N"/"not
+# ok N" lines, per-program bpf_stats as comments, the plan last; exits 1
+# when something failed, "Bail out!" when it cannot run. Everything it makes
 # (cgroups, files, processes, the exporters, kernel.bpf_stats_enabled) is
 # undone on exit.
 set -u -o pipefail
@@ -44,34 +45,15 @@ CG=$CGROUP2/spank-probe-test
 S=system.slice/slurmstepd.scope
 CONFIGS="spank-io spank-sched spank-net spank-oom"
 
-PASS=0
-FAIL=0
-say() { echo "# $*"; }
-ok() {
-	PASS=$((PASS + 1))
-	echo "ok - $*"
-}
-notok() {
-	FAIL=$((FAIL + 1))
-	echo "not ok - $*"
-}
-# check DESC TEST...: ok when TEST succeeds.
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
-die() {
-	echo "verify.sh: error: $*" >&2
-	exit 1
-}
+# TAP points, diag and bail: the tests' shared library.
+. "$TOP/../tests/lib/tap.sh"
 
-[ "$(id -u)" -eq 0 ] || die "must run as root"
-[ -x "$EXPORTER" ] || die "no ebpf_exporter at $EXPORTER (tests/exporter/build.sh makes one; or set EXPORTER)"
+[ "$(id -u)" -eq 0 ] || bail "must run as root"
+[ -x "$EXPORTER" ] || bail "no ebpf_exporter at $EXPORTER (tests/exporter/build.sh makes one; or set EXPORTER)"
 for c in "$BPF_CLANG" bpftool curl python3 taskset dd ss; do
-	command -v "$c" >/dev/null 2>&1 || die "command $c not found"
+	command -v "$c" >/dev/null 2>&1 || bail "command $c not found"
 done
-[ "$(stat -fc %T "$CGROUP2" 2>/dev/null)" = cgroup2fs ] || die "no cgroup2 at $CGROUP2 (set CGROUP2)"
+[ "$(stat -fc %T "$CGROUP2" 2>/dev/null)" = cgroup2fs ] || bail "no cgroup2 at $CGROUP2 (set CGROUP2)"
 
 # --- undo everything on exit ------------------------------------------------
 
@@ -200,7 +182,7 @@ iocount() { value "ebpf_exporter_spank_io_latency_seconds_count{jobid=\"$1\",ope
 # --- build and attach -------------------------------------------------------
 
 rm -rf "$WORK"
-mkdir -p "$WORK/configs" "$WORK/configs-pid" "$WORK/www" || die "cannot make $WORK"
+mkdir -p "$WORK/configs" "$WORK/configs-pid" "$WORK/www" || bail "cannot make $WORK"
 case $(uname -m) in
 x86_64) ARCH=x86 ;;
 aarch64) ARCH=arm64 ;;
@@ -209,25 +191,26 @@ esac
 MULTIARCH=$(gcc -print-multiarch 2>/dev/null || true)
 BPF_FLAGS="-target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$ARCH -I$TOP"
 [ -z "$MULTIARCH" ] || BPF_FLAGS="$BPF_FLAGS -idirafter /usr/include/$MULTIARCH"
-say "kernel $(uname -r), $("$BPF_CLANG" --version | head -n 1), $("$EXPORTER" --version 2>&1 | grep -m 1 -i version)"
+diag "kernel $(uname -r), $("$BPF_CLANG" --version | head -n 1), $("$EXPORTER" --version 2>&1 | grep -m 1 -i version)"
 for c in $CONFIGS; do
-	check "$c compiles ($BPF_CLANG $BPF_FLAGS)" \
-		"$BPF_CLANG" $BPF_FLAGS -c "$TOP/$c.bpf.c" -o "$WORK/configs/$c.bpf.o"
+	"$BPF_CLANG" $BPF_FLAGS -c "$TOP/$c.bpf.c" -o "$WORK/configs/$c.bpf.o" >"$WORK/cc.log" 2>&1
+	tap_point "$c compiles ($BPF_CLANG $BPF_FLAGS)" $? || show "$(cat "$WORK/cc.log")"
 	cp "$TOP/$c.yaml" "$WORK/configs/"
 done
 # spank-oom's thread-ID path, which this kernel may not take by itself.
 "$BPF_CLANG" $BPF_FLAGS -DSPANK_OOM_TEST_PID_PATH -c "$TOP/spank-oom.bpf.c" -o "$WORK/configs-pid/spank-oom.bpf.o" &&
 	cp "$TOP/spank-oom.yaml" "$WORK/configs-pid/"
 for c in $CONFIGS; do
-	check "$c loads and attaches: --config.check --config.strict" \
-		env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none timeout 60 "$EXPORTER" --config.check --config.strict \
-		--capabilities.keep=none --config.dir="$WORK/configs" --config.names="$c" >>"$WORK/check.log" 2>&1
+	env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none timeout 60 "$EXPORTER" --config.check --config.strict \
+		--capabilities.keep=none --config.dir="$WORK/configs" --config.names="$c" >"$WORK/check.log" 2>&1
+	tap_point "$c loads and attaches: --config.check --config.strict" $? ||
+		show "$(tail -n 20 "$WORK/check.log")"
 done
 
 sysctl -q kernel.bpf_stats_enabled=1
-start_exporter "$WORK/configs" "spank-io,spank-sched,spank-net,spank-oom" || die "the exporter did not start"
-say "exporter $EPID on 127.0.0.1:$EPORT"
-check "one spank_jobs map per config (4)" [ "$(maps_of "$EPID" spank_jobs | wc -l)" -eq 4 ]
+start_exporter "$WORK/configs" "spank-io,spank-sched,spank-net,spank-oom" || bail "the exporter did not start"
+diag "exporter $EPID on 127.0.0.1:$EPORT"
+ok_if "one spank_jobs map per config (4)" [ "$(maps_of "$EPID" spank_jobs | wc -l)" -eq 4 ]
 
 # 42 is admitted for everything it is checked for; each other job is a
 # case where nothing may be recorded (or a control).
@@ -235,7 +218,7 @@ mkdir -p "$CG/$(task 42)" "$CG/$(task 43)" "$CG/$(task 46)" "$CG/$(task 47)" "$C
 	"$CG/$(task 49)" "$CG/$S/job_42/step_batch/slurm" \
 	"$CG/other.slice/job_44/step_0/user/task_0" \
 	"$CG/system.slice/node1_slurmstepd.scope/sEKNKTV3WPV500/step_0/user/task_0" \
-	"$CG/user.slice/x_slurmstepd.scope/job_45/step_0" || die "cannot make cgroups under $CG"
+	"$CG/user.slice/x_slurmstepd.scope/job_45/step_0" || bail "cannot make cgroups under $CG"
 # As a user's delegated tree makes them: owned by that user.
 chown nobody "$CG/user.slice/x_slurmstepd.scope" "$CG/user.slice/x_slurmstepd.scope/job_45"
 
@@ -251,7 +234,7 @@ in_all() {
 	done
 	[ "$n" -eq 4 ]
 }
-check "admitted: job_42 is in the 4 spank_jobs maps" in_all job_42
+ok_if "admitted: job_42 is in the 4 spank_jobs maps" in_all job_42
 # 42 and 43 at once, so that the device is busy and requests of one may
 # be dispatched in the other's context: each counts for its submitter.
 dd_in "$(task 42)" &
@@ -272,34 +255,34 @@ scrape | grep -E 'jobid="42",operation="write"' | grep -E '_count|_sum|bytes' | 
 # requests counted (4 KiB each), which a misattributed or mixed-up record
 # would break.
 io42=$(iocount 42)
-check "io: job 42 (admitted, io bit): 1990 to 2000 of its 2000 direct writes, none of 43's ($io42)" \
+ok_if "io: job 42 (admitted, io bit): 1990 to 2000 of its 2000 direct writes, none of 43's ($io42)" \
 	in_range "$io42" 1990 2000
-check "io: job 42's bytes written: exactly 4 KiB x each write counted ($io42)" \
+ok_if "io: job 42's bytes written: exactly 4 KiB x each write counted ($io42)" \
 	eq "$(value 'ebpf_exporter_spank_io_bytes_total{jobid="42",operation="write"}')" "$(python3 -c 'import sys; print(float(sys.argv[1]) * 4096)' "$io42")"
-check "io: job 43 (no entry) has no series at all" none_of 43
-check "io: job_44 under other.slice (not slurmstepd.scope) has no series" none_of 44
-check "io: job_45 in user-owned x_slurmstepd.scope has no series" none_of 45
+ok_if "io: job 43 (no entry) has no series at all" none_of 43
+ok_if "io: job_44 under other.slice (not slurmstepd.scope) has no series" none_of 44
+ok_if "io: job_45 in user-owned x_slurmstepd.scope has no series" none_of 45
 admit "$EPID" job_46 46 14  # every bit but io
 dd_in "$(task 46)" 500
-check "io: job 46 admitted without the io bit has no spank_io series" none_of 46 spank_io
+ok_if "io: job 46 admitted without the io bit has no spank_io series" none_of 46 spank_io
 before=$(iocount 42)
 dismiss "$EPID" job_42
 dd_in "$(task 42)" 500
-check "io: job 42 dismissed (entry deleted, generation bumped): no new data ($before)" eq "$(iocount 42)" "$before"
+ok_if "io: job 42 dismissed (entry deleted, generation bumped): no new data ($before)" eq "$(iocount 42)" "$before"
 admit "$EPID" job_42 42 15
 dd_in "$(task 42)" 500
 again=$(iocount 42)
-check "io: job 42 admitted again: counts again ($before, then $again)" gt "$again" "$((before + 450))"
+ok_if "io: job 42 admitted again: counts again ($before, then $again)" gt "$again" "$((before + 450))"
 dd_in "$S/job_42/step_batch/slurm" 100
-check "io: a step's slurm/ directory (2 levels below the job) counts for 42 ($again, then $(iocount 42))" \
+ok_if "io: a step's slurm/ directory (2 levels below the job) counts for 42 ($again, then $(iocount 42))" \
 	gt "$(iocount 42)" "$((again + 90))"
 admit "$EPID" sEKNKTV3WPV500 4242 1
 dd_in system.slice/node1_slurmstepd.scope/sEKNKTV3WPV500/step_0/user/task_0 500
-check "io: a SLUID directory under node1_slurmstepd.scope counts for its job (4242)" gt "$(iocount 4242)" 450
+ok_if "io: a SLUID directory under node1_slurmstepd.scope counts for its job (4242)" gt "$(iocount 4242)" 450
 chown root "$CG/user.slice/x_slurmstepd.scope" "$CG/user.slice/x_slurmstepd.scope/job_45"
 bump "$EPID"
 dd_in user.slice/x_slurmstepd.scope/job_45/step_0 500
-check "io: control: the same job_45, owned by root, counts (the owner was the refusal)" gt "$(iocount 45)" 450
+ok_if "io: control: the same job_45, owned by root, counts (the owner was the refusal)" gt "$(iocount 45)" 450
 
 # --- spank-sched ------------------------------------------------------------
 
@@ -312,11 +295,11 @@ admit "$EPID" job_47 47 1   # io only: no sched bit
 busy "$(task 42)"
 busy "$(task 47)"
 scrape | grep 'sched.*jobid="42"' | grep -E '_count|_sum' | sed 's/^/#   /'
-check "sched: job 42 (two busy loops on one CPU) has run-queue waits" \
+ok_if "sched: job 42 (two busy loops on one CPU) has run-queue waits" \
 	gt "$(value 'ebpf_exporter_spank_sched_runq_latency_seconds_count{jobid="42"}')" 50
-check "sched: their waits sum to more than 0.5 s" \
+ok_if "sched: their waits sum to more than 0.5 s" \
 	gt "$(value 'ebpf_exporter_spank_sched_runq_latency_seconds_sum{jobid="42"}')" 0.5
-check "sched: job 47 without the sched bit has no spank_sched series" none_of 47 spank_sched
+ok_if "sched: job 47 without the sched bit has no spank_sched series" none_of 47 spank_sched
 
 # --- spank-net --------------------------------------------------------------
 
@@ -342,19 +325,19 @@ unserve() {
 conn() { value "ebpf_exporter_spank_net_tcp_connections_total{direction=\"$2\",jobid=\"$1\"}"; }
 admit "$EPID" job_48 48 3   # io and sched: no net bit
 p=$(free_port)
-serve_in "$(task 48)" "$p" || notok "net: a server in job 48 started"
+serve_in "$(task 48)" "$p" || tap_point "net: a server in job 48 started" 1
 c0=$(conn 42 connect)
 run_in "$(task 42)" sh -c "for i in \$(seq 50); do curl -fs http://127.0.0.1:$p/ >/dev/null; done"
 unserve
-check "net: 50 connections from job 42 to a server in job 48: 50 connects for 42 ($(conn 42 connect))" \
+ok_if "net: 50 connections from job 42 to a server in job 48: 50 connects for 42 ($(conn 42 connect))" \
 	eq "$(conn 42 connect)" "$((c0 + 50))"
-check "net: job 48 (no net bit) accepted them unrecorded" none_of 48 spank_net
+ok_if "net: job 48 (no net bit) accepted them unrecorded" none_of 48 spank_net
 p=$(free_port)
-serve_in "$(task 42)" "$p" || notok "net: a server in job 42 started"
+serve_in "$(task 42)" "$p" || tap_point "net: a server in job 42 started" 1
 run_in "$(task 48)" sh -c "for i in \$(seq 20); do curl -fs http://127.0.0.1:$p/ >/dev/null; done"
 unserve
-check "net: 20 connections from job 48 to job 42: 20 accepts for 42" eq "$(conn 42 accept)" 20
-check "net: and nothing for 48" none_of 48 spank_net
+ok_if "net: 20 connections from job 48 to job 42: 20 accepts for 42" eq "$(conn 42 accept)" 20
+ok_if "net: and nothing for 48" none_of 48 spank_net
 if command -v nft >/dev/null && command -v unshare >/dev/null; then
 	# In a private network namespace (never the host's): half the packets
 	# to the listener dropped, so TCP retransmits.
@@ -372,11 +355,11 @@ kill \$srv
 EOF
 	run_in "$(task 42)" timeout 150 unshare --net sh "$WORK/rtx.sh"
 	run_in "$(task 48)" timeout 150 unshare --net sh "$WORK/rtx.sh"
-	check "net: job 42 behind a lossy private loopback retransmitted ($(value 'ebpf_exporter_spank_net_tcp_retransmits_total{jobid="42"}'))" \
+	ok_if "net: job 42 behind a lossy private loopback retransmitted ($(value 'ebpf_exporter_spank_net_tcp_retransmits_total{jobid="42"}'))" \
 		gt "$(value 'ebpf_exporter_spank_net_tcp_retransmits_total{jobid="42"}')" 0
-	check "net: job 48 in the same conditions: nothing" none_of 48 spank_net
+	ok_if "net: job 48 in the same conditions: nothing" none_of 48 spank_net
 else
-	say "SKIP net retransmits: nft or unshare missing"
+	skip_point "net retransmits: nft or unshare missing"
 fi
 
 # --- spank-oom --------------------------------------------------------------
@@ -406,11 +389,11 @@ admit "$EPID" job_49 49 7   # no oom bit
 oom_in "$(task 42)"
 rc=$?
 if [ "$rc" -eq 99 ]; then
-	say "SKIP oom: no memory controller to set a limit with"
+	skip_point "oom: no memory controller to set a limit with"
 else
-	check "oom: a process of job 42 killed by the OOM killer (exit $rc) counts 1 for 42 ($(oomval 42))" eq "$(oomval 42)" 1
+	ok_if "oom: a process of job 42 killed by the OOM killer (exit $rc) counts 1 for 42 ($(oomval 42))" eq "$(oomval 42)" 1
 	oom_in "$(task 49)"
-	check "oom: the same in job 49 without the oom bit: nothing" none_of 49 spank_oom
+	ok_if "oom: the same in job 49 without the oom bit: nothing" none_of 49 spank_oom
 	stats_main=$(for id in $(progs_of "$EPID"); do bpftool -j prog show id "$id"; echo; done)
 	stop_exporter
 	if start_exporter "$WORK/configs-pid" spank-oom; then
@@ -420,9 +403,9 @@ else
 		rc=$?
 		oom_in "$(task 49)"
 		sleep 0.3
-		check "oom, thread-ID path (older kernels' mark_victim, forced): exit $rc, 1 for 42 ($(oomval 42))" eq "$(oomval 42)" 1
-		check "oom, thread-ID path: nothing for 49" none_of 49
-		check "oom, thread-ID path: no victim left waiting in oom_victims" \
+		ok_if "oom, thread-ID path (older kernels' mark_victim, forced): exit $rc, 1 for 42 ($(oomval 42))" eq "$(oomval 42)" 1
+		ok_if "oom, thread-ID path: nothing for 49" none_of 49
+		ok_if "oom, thread-ID path: no victim left waiting in oom_victims" \
 			[ "$(bpftool -j map dump id "$(maps_of "$EPID" oom_victims)")" = "[]" ]
 		# A victim that exits before the kernel marks it leaves its ID
 		# behind; a later task of job 42 with that ID is no victim.
@@ -431,17 +414,17 @@ else
 		sleep 0.3
 		bpftool map update id "$(maps_of "$EPID" oom_victims)" key hex $(le_hex '<I' "$(cat "$WORK/stale.pid")") value hex 01
 		wait "$bg"
-		check "oom, thread-ID path: a stale ID reused by a task that is no victim: not counted ($(oomval 42))" \
+		ok_if "oom, thread-ID path: a stale ID reused by a task that is no victim: not counted ($(oomval 42))" \
 			eq "$(oomval 42)" 1
 		stop_exporter
 	else
-		notok "oom: the thread-ID path's exporter started"
+		tap_point "oom: the thread-ID path's exporter started" 1
 	fi
 fi
 
 # --- cost -------------------------------------------------------------------
 
-say "bpf_stats (kernel.bpf_stats_enabled=1) of the four configs' programs over the run above:"
+diag "bpf_stats (kernel.bpf_stats_enabled=1) of the four configs' programs over the run above:"
 [ -n "$stats_main" ] || stats_main=$(for id in $(progs_of "$EPID"); do bpftool -j prog show id "$id"; echo; done)
 printf '%s\n' "$stats_main" | python3 -c '
 import json, sys
@@ -453,5 +436,4 @@ for line in sys.stdin:
     n, t = d.get("run_cnt", 0), d.get("run_time_ns", 0)
     print("#   %-24s run_cnt %9d  run_time_ns %11d  %s ns/run" % (d["name"], n, t, "%.0f" % (t / n) if n else "-"))'
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+done_testing
