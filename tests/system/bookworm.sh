@@ -2,8 +2,5 @@
 # System tests on Debian bookworm (Slurm 22.05): the packages built and installed
 # in a container with real systemd; see tests/lib/system.sh.
 . "${srcdir:-.}/tests/lib/tap.sh"
-. "${srcdir:-.}/tests/lib/system.sh"
-. "${srcdir:-.}/tests/system/scenarios.sh"
-. "${srcdir:-.}/tests/system/pace.sh"
-. "${srcdir:-.}/tests/system/real.sh"
-sys_main bookworm
+. "${srcdir:-.}/tests/system/suite.sh"
+system_suite bookworm
