@@ -55,6 +55,13 @@ ExecStartPost=-+$(mkexpand sbindir)/spank-ebpf admit %i"
 example=$D$(mkexpand docdir)/examples/ebpf_exporter.service
 is "the example ebpf_exporter.service runs the configured exporter" \
 	"$(grep -h '^ExecStart=' "$example" 2>&1 | cut -d' ' -f1)" "ExecStart=$(mkvar EXPORTER_PATH)"
+# The README reports systemd-analyze's rating of that unit: it must be
+# what systemd-analyze says of the unit as installed.
+need_cmd systemd-analyze
+rated=$(systemd-analyze security --offline=true "$example" 2>&1 |
+	sed -n 's/^.*Overall exposure level for [^:]*: \([0-9.]* [A-Z]*\).*/\1/p')
+claimed=$(tr '\n' ' ' <"${srcdir:-.}/README.md" | sed -n 's/.*`systemd-analyze security` rates *it \*\*\([0-9.]* [A-Z]*\)\*\*.*/\1/p')
+is "the README's systemd-analyze security rating of the example unit is today's ($rated)" "$claimed" "$rated"
 is "nothing else in plugstack.conf.d" "$(ls -A "$conf/plugstack.conf.d")" "spank_ebpf.conf"
 # The BPF configs (probes/), when configure could build them, in the sets'
 # default config_dir: the directory spank-ebpf exporter passes as
