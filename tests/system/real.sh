@@ -206,10 +206,11 @@ scn_real() {
 # _real_fault TAG SAID-RE: with the fault in place, a --ebpf job: the unit
 # fails, the job runs and completes, the plugin's lines name the unit and
 # carry its first error line (SAID-RE), spank-ebpf status shows the unit
-# failed; while it runs, the fault is undone and a second job starts the
-# exporter again. Undo is the function _real_undo_TAG.
+# failed; a second job, the fault still there, tries again, fails again
+# and runs; then the fault is undone and a third job starts the exporter
+# again. Undo is the function _real_undo_TAG.
 _real_fault() {
-	local tag=$1 said=$2 c a b log
+	local tag=$1 said=$2 c a p b log
 	c=$(journal_mark)
 	a=$(submit_work "sf-$tag-a" --ebpf) || { is "fault $tag: sbatch --ebpf accepted" no yes; return; }
 	wait_started "sf-$tag-a"
@@ -223,22 +224,34 @@ _real_fault() {
 		"spank_ebpf: prolog job $a: ebpf_exporter said: .*$said"
 	like "fault $tag: spank-ebpf status shows the unit failed" \
 		"$(ct "$SYS_ADMIN_CMD" status 2>&1)" "unit $SYS_UNIT: failed"
+	# While the fault persists, the next job tries again, fails again,
+	# and runs all the same.
+	p=$(submit_work "sf-$tag-p" --ebpf) || { is "fault $tag: sbatch --ebpf accepted" no yes; return; }
+	wait_started "sf-$tag-p"
+	log=$(plugin_log_since "$c")
+	like "fault $tag: while it persists, the next job tries again" "$log" \
+		"spank_ebpf: prolog job $p: ebpf_exporter(\.service)? is not running although 1 other jobs? holds? it; starting it again"
+	like "fault $tag: ... fails again, saying so" "$log" "spank_ebpf: prolog job $p: failed to start $SYS_UNIT: "
+	is "fault $tag: ... and runs, held, the unit failed" \
+		"$(job_state "$p"); $(state); $(settled_unit_state)" "RUNNING; $(state_of "$a" "$p"); failed"
 	"_real_undo_$tag"
 	ct systemctl daemon-reload
 	b=$(submit_work "sf-$tag-b" --ebpf) || { is "fault $tag: sbatch --ebpf accepted" no yes; return; }
 	wait_started "sf-$tag-b"
-	like "fault $tag: the next job tried again" "$(plugin_log_since "$c")" \
-		"spank_ebpf: prolog job $b: ebpf_exporter(\.service)? is not running although 1 other jobs? holds? it; starting it again"
+	like "fault $tag: once undone, the next job tried again" "$(plugin_log_since "$c")" \
+		"spank_ebpf: prolog job $b: ebpf_exporter(\.service)? is not running although 2 other jobs hold it; starting it again"
 	is "fault $tag: ... and the exporter runs, with programs" \
 		"$(state); $(is_active); $(test "$(progs)" -gt 0 2>/dev/null && echo progs)" \
-		"$(state_of "$a" "$b"); active; progs"
+		"$(state_of "$a" "$p" "$b"); active; progs"
 	release "sf-$tag-a"
+	release "sf-$tag-p"
 	release "sf-$tag-b"
 	wait_job_done "$a"
+	wait_job_done "$p"
 	wait_job_done "$b"
-	is "fault $tag: both jobs completed, node usable" \
-		"$(job_state "$a") $(job_state "$b") $(node_usability)" "COMPLETED COMPLETED usable"
-	is "fault $tag: stopped after both" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
+	is "fault $tag: the three jobs completed, node usable" \
+		"$(job_state "$a") $(job_state "$p") $(job_state "$b") $(node_usability)" "COMPLETED COMPLETED COMPLETED usable"
+	is "fault $tag: stopped after them" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
 	ct systemctl reset-failed "$SYS_UNIT" 2>/dev/null
 }
 
