@@ -260,5 +260,5 @@ an_newer_debs() {
 	TARBALL=$RUN/dist2/$name.tar.xz on node1 sys_build_debs || bail "the newer build failed"
 	mv "$RUN/debs" "$RUN/debs-2"
 	AN_V1=$v AN_V2=$v2
-	diag "newer build $v2 in $(($(date +%s) - t0)) s: $(ls "$RUN/debs-2" | tr '\n' ' ')"
+	diag "newer build $v2 in $(($(date +%s) - t0)) s ($SYS_DEBS_FROM): $(ls "$RUN/debs-2" | tr '\n' ' ')"
 }

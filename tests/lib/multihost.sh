@@ -168,8 +168,9 @@ cl_up() {
 	SLURM_VERSION=$(on ctl ct dpkg-query -W -f='${Version}' slurmctld 2>/dev/null)
 	SLURM_MAJMIN=$(echo "$SLURM_VERSION" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
 	t0=$(date +%s)
+	SYS_DEBS_FROM=
 	on node1 sys_build_debs || bail "the tarball has no packaging/debian: nothing to install by role"
-	diag "$SUITE: Slurm $SLURM_VERSION; packages built once, in node1, in $(($(date +%s) - t0)) s: $(ls "$RUN/debs" | tr '\n' ' ')"
+	diag "$SUITE: Slurm $SLURM_VERSION; packages built once, in node1, in $(($(date +%s) - t0)) s ($SYS_DEBS_FROM): $(ls "$RUN/debs" | tr '\n' ' ')"
 	for h in $CL_HOSTS; do
 		mkdir -p "${CL_ROOT[$h]}$CL_PKGDIR"
 		cp "$RUN/debs"/*.deb "${CL_ROOT[$h]}$CL_PKGDIR/"

@@ -35,9 +35,9 @@ sys_install() {
 	SLURM_MAJMIN=$(echo "$SLURM_VERSION" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
 	diag "$SUITE: Slurm $SLURM_VERSION, $(ct bpftrace --version 2>&1), systemd $(ct dpkg-query -W -f='${Version}' systemd)"
 	t0=$(date +%s)
-	SYS_BUILD_HOW=
+	SYS_BUILD_HOW= SYS_DEBS_FROM=
 	_sys_build_debs
-	diag "$SUITE: built and installed in $(($(date +%s) - t0)) s: $SYS_BUILD_HOW"
+	diag "$SUITE: built and installed in $(($(date +%s) - t0)) s: $SYS_BUILD_HOW${SYS_DEBS_FROM:+; packages $SYS_DEBS_FROM}"
 	ct useradd -m -s /bin/sh "$SYS_USER" || bail "useradd failed"
 }
 
@@ -45,11 +45,27 @@ sys_install() {
 # dist tarball), built from TARBALL inside the container `ct` runs in;
 # SYS_DEBS lists them there, and they are copied to $RUN/debs for other
 # containers. Returns 1 when the tarball has no packaging/debian.
+#
+# The build is the same for every suite of a release given the same
+# sources (the cached root filesystem, the tarball's files): the first
+# suite to need it builds, and the next ones (the cluster, Ansible and
+# benchmark runs of that release) install what it built, from
+# $SYS_CACHE/debs/KEY. SYSTEM_DEB_REUSE=no builds every time.
 sys_build_debs() {
-	local b=$SYS_CDIR/build tb rc debs d
+	local b=$SYS_CDIR/build tb rc debs d key kept
 	tb=$(basename "$TARBALL")
 	tar -tJf "$TARBALL" | grep -q '/packaging/debian/control$' || return 1
-	mkdir -p "$NODE_ROOT$b"
+	mkdir -p "$NODE_ROOT$b" "$RUN/debs"
+	key=$(_sys_debs_key)
+	kept=$SYS_CACHE/debs/$key
+	if [ "${SYSTEM_DEB_REUSE:-yes}" != no ] && [ -n "$key" ] && [ -f "$kept/done" ]; then
+		mkdir -p "$NODE_ROOT$b/_pkg/deb"
+		cp "$kept"/*.deb "$NODE_ROOT$b/_pkg/deb/" || bail "could not copy the packages of $kept"
+		SYS_DEBS=$(cd "$kept" && ls -- *.deb | sed "s|^|$b/_pkg/deb/|")
+		cp "$kept"/*.deb "$RUN/debs/"
+		SYS_DEBS_FROM="built earlier from the same sources on the same $SUITE root ($kept)"
+		return 0
+	fi
 	cp "$TARBALL" "$NODE_ROOT$b/"
 	ct sh -c "cd $b && tar -xJf $tb && cd \$(tar -tJf $tb | head -n 1 | cut -d/ -f1) &&
 		./configure -q && DEB_BUILD_OPTIONS='nocheck parallel=2' make deb" \
@@ -61,10 +77,33 @@ sys_build_debs() {
 		bail "$SUITE: building the packages failed (log: $RUN/log/build.log)"
 	fi
 	SYS_DEBS=$(echo "$debs" | sed "s|^\./|$b/|" | grep -v -- '-dbgsym_')
-	mkdir -p "$RUN/debs"
 	for d in $SYS_DEBS; do
 		cp "$NODE_ROOT$d" "$RUN/debs/" || bail "could not copy $d out of the container"
 	done
+	SYS_DEBS_FROM="built here"
+	[ -n "$key" ] || return 0
+	# Kept for the next suites: complete, or not at all.
+	rm -rf "$kept.new" && mkdir -p "$kept.new" &&
+		for d in $SYS_DEBS; do cp "$NODE_ROOT$d" "$kept.new/" || exit 1; done &&
+		touch "$kept.new/done" && rm -rf "$kept" && mv "$kept.new" "$kept" ||
+		diag "could not keep the packages in $kept (the next suite builds them again)"
+	# The newest ten builds stay.
+	ls -1dt "$SYS_CACHE"/debs/*/ 2>/dev/null | tail -n +11 | xargs -r rm -rf
+}
+
+# _sys_debs_key: what the build depends on: the release's root filesystem
+# (its stamp and age) and every file of the tarball, read from the
+# directory it was made of beside it (contents, not the tar stream, whose
+# directory times differ from run to run); nothing without that directory.
+_sys_debs_key() {
+	local dist=${TARBALL%.tar.xz}
+	[ -d "$dist" ] && [ -f "$SYS_CACHE/$SUITE/stamp" ] || return 0
+	{
+		echo "$SUITE"
+		cat "$SYS_CACHE/$SUITE/stamp"
+		stat -c %Y "$SYS_CACHE/$SUITE/stamp"
+		(cd "$dist" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+	} | sha256sum | cut -c1-32
 }
 
 # The packages (sys_build_debs), installed with apt; without
