@@ -1,5 +1,6 @@
 # Part 6 of the benchmarks: the exporter at the pace of real workloads,
-# on real systemd with the stand-in exporter. Sourced by bench/systemd.sh
+# on real systemd, with the stand-in exporter and then cloudflare's
+# ebpf_exporter (bench/systemd.sh). Sourced by bench/systemd.sh
 # once its container runs (tests/lib/system.sh's helpers, $suite, $out):
 #   stream  PACE_JOBS short --ebpf jobs one after the other (a job array
 #           throttled to one task at a time): makespan and exporter starts,
@@ -13,7 +14,7 @@
 #           times: every prolog's duration, start=wait and start=background
 # Prolog durations are the plugin's own figures ("prolog job N: done in X
 # ms", logged at verbose: slurmd runs with SlurmdDebug=verbose here).
-# Each line appended to $out: "pace-SUITE-CASE key=value...".
+# Each line appended to $out: "pace-LABEL-CASE key=value...".
 
 pace_jobs=${PACE_JOBS:-100}
 pace_linger=${PACE_LINGER:-60}
@@ -84,7 +85,7 @@ pace_stream() {
 		bail "the exporter did not stop after the stream"
 	stops=$(unit_stops_since "$c")
 	diag "pace stream $name: $pace_jobs jobs in $(awk -v a="$t1" -v b="$t0" 'BEGIN {printf "%.1f", a - b}') s, $starts starts, $stops stops"
-	echo "pace-$suite-stream-$name makespan_s=$(awk -v a="$t1" -v b="$t0" 'BEGIN {printf "%.2f", a - b}') starts=$starts stops=$stops" >>"$out"
+	echo "pace-$pace_label-stream-$name makespan_s=$(awk -v a="$t1" -v b="$t0" 'BEGIN {printf "%.2f", a - b}') starts=$starts stops=$stops" >>"$out"
 }
 
 pace_first_job() {
@@ -99,7 +100,7 @@ pace_first_job() {
 		ms=$(_pace_prologs "$c")
 		[ -n "$ms" ] || { show "$(plugin_log_since "$c")"; bail "job $j: no 'prolog job $j: done in' line"; }
 		diag "pace first job, start=$mode: job $j prolog $ms ms"
-		echo "pace-$suite-first-$mode prolog_ms=$ms" >>"$out"
+		echo "pace-$pace_label-first-$mode prolog_ms=$ms" >>"$out"
 	done
 	wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 }
@@ -117,18 +118,24 @@ pace_burst_jobs() {
 		[ "$n" -eq "$pace_burst" ] ||
 			{ show "$(plugin_log_since "$c")"; bail "burst $j: $n prolog figures, not $pace_burst"; }
 		diag "pace burst, start=$mode, round $r: $(echo $ms)"
-		printf "pace-$suite-burst-$mode prolog_ms=%s\n" $ms >>"$out"
+		printf "pace-$pace_label-burst-$mode prolog_ms=%s\n" $ms >>"$out"
 	done
 	wait_until 60 "an idle node" unit_stopped || bail "the exporter did not stop"
 }
 
-# PACE_PARTS (default all three) picks among stream, first and burst.
+# PACE_PARTS (default all three) picks among stream, first and burst;
+# PACE_LABEL (default the release) names the lines; PACE_BASELINES=no
+# leaves out the streams without this plugin (no plugin, null plugin),
+# which do not depend on the exporter.
 pace_all() {
 	local parts=" ${PACE_PARTS:-stream first burst} "
-	echo "pace-$suite-config jobs=$pace_jobs linger=$pace_linger first=$pace_first burst=$pace_burst rounds=$pace_rounds" >>"$out"
+	pace_label=${PACE_LABEL:-$suite}
+	echo "pace-$pace_label-config jobs=$pace_jobs linger=$pace_linger first=$pace_first burst=$pace_burst rounds=$pace_rounds" >>"$out"
 	case $parts in *" stream "*)
-		pace_stream none none
-		pace_stream null null
+		if [ "${PACE_BASELINES:-yes}" != no ]; then
+			pace_stream none none
+			pace_stream null null
+		fi
 		pace_stream linger0 mode=opt-in linger=0
 		pace_stream "linger$pace_linger" mode=opt-in "linger=$pace_linger"
 		;;

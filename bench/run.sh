@@ -225,7 +225,7 @@ for s in ${BENCH_PACE_SUITES-bookworm}; do
 done
 cat <<EOT
 
-## 6. At the pace of real workloads: job streams, the first job's wait, bursts (real systemd, the stand-in exporter)
+## 6. At the pace of real workloads: job streams, the first job's wait, bursts (real systemd; the stand-in exporter, then cloudflare's ebpf_exporter)
 
 EOT
 if [ -n "$sd_why" ] || [ -z "$pace_suites" ]; then
@@ -261,6 +261,35 @@ for s in $pace_suites; do
 	echo "|---|---|---|---|---|"
 	for m in wait background; do
 		echo "| $m | $(stat "pace-$s-first-$m" prolog_ms) | $(pct "pace-$s-burst-$m" prolog_ms 50) | $(pct "pace-$s-burst-$m" prolog_ms 99) | $(pct "pace-$s-burst-$m" prolog_ms 100) |"
+	done
+	echo
+	# The same with cloudflare's ebpf_exporter (the example unit,
+	# Type=notify: a start returns once its programs are attached).
+	r=$s-real
+	if ! grep -q "^pace-$r-config " "$raw"; then
+		echo "$s with cloudflare's ebpf_exporter: not measured (no build in $(field "pace-$r-missing" dir); tests/exporter/build.sh makes it)."
+		echo
+		continue
+	fi
+	echo "$s with cloudflare's ebpf_exporter (biolatency and syscalls configs, the packages' example unit, \`Type=notify\`): the same stream, against the same two baselines:"
+	echo
+	echo "| plugin | makespan s | vs. no plugin | vs. null plugin | exporter starts | stops |"
+	echo "|---|---|---|---|---|---|"
+	for v in linger0 "linger$lg"; do
+		m=$(field "pace-$r-stream-$v" makespan_s)
+		case $v in
+		linger0) label="linger=0 (the default)" ;;
+		*) label="linger=$lg" ;;
+		esac
+		echo "| $label | ${m:-n/a} | $(ratio "$m" "$none") | $(ratio "$m" "$nul") | $(field "pace-$r-stream-$v" starts) | $(field "pace-$r-stream-$v" stops) |"
+	done
+	echo
+	echo "$s with cloudflare's ebpf_exporter: the first job's prolog on an idle node (ms, $first jobs each):"
+	echo
+	echo "| start= | first job, median (min-max) |"
+	echo "|---|---|"
+	for m in wait background; do
+		echo "| $m | $(stat "pace-$r-first-$m" prolog_ms) |"
 	done
 	echo
 done

@@ -17,7 +17,8 @@
 # Usage (root, from the top of a configured tree):
 #   bench/systemd.sh SUITE [CYCLES]    SUITE: bookworm | trixie | sid
 # Then, for a SUITE in BENCH_PACE_SUITES (default bookworm), part 6
-# (bench/pace.sh) in the same container.
+# (bench/pace.sh) in the same container: with the stand-in, then with
+# cloudflare's ebpf_exporter.
 # Appends "systemd-SUITE-UNIT start_ms=N stop_ms=N" per cycle and one
 # "systemd-SUITE-versions ..." line to $BENCH_OUT.
 set -u
@@ -33,6 +34,7 @@ export SYSTEM_SLURMD_DEBUG=verbose
 [ "$suite" = bookworm ] || export SYSTEM_SLURMD_SYSLOG_DEBUG=verbose
 . "$srcdir/tests/lib/tap.sh"
 . "$srcdir/tests/lib/system.sh"
+. "$srcdir/tests/system/real.sh"
 
 sys_setup "$suite"
 sys_cache
@@ -78,10 +80,19 @@ cycles standin "$SYS_UNIT"
 cycles floor bench-floor.service
 plugin_args "unit=$SYS_UNIT"
 # Part 6 in the same container, for the releases in BENCH_PACE_SUITES.
+# Then the same streams and first jobs with cloudflare's ebpf_exporter
+# (tests/exporter/build.sh's cached build, run by the example unit the
+# packages ship: tests/system/real.sh), when it is built.
 case " ${BENCH_PACE_SUITES-bookworm} " in
 *" $suite "*)
 	. "$srcdir/bench/pace.sh"
 	pace_all
+	if [ -x "$SYS_EXPORTER_DIR/bin/ebpf_exporter" ]; then
+		real_setup
+		PACE_LABEL=$suite-real PACE_PARTS="stream first" PACE_BASELINES=no pace_all
+	else
+		echo "pace-$suite-real-missing dir=$SYS_EXPORTER_DIR" >>"$out"
+	fi
 	;;
 esac
 plugin_args

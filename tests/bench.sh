@@ -67,4 +67,19 @@ for m in wait background; do
 	like "6: first job and burst, start=$m" "$report" \
 		"^\| $m \| $num \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$"
 done
+# Part 6 again with cloudflare's ebpf_exporter: the same exporter starts
+# (they do not depend on the machine), and the first job's prolog.
+real=$(printf '%s\n' "$report" | sed -n '/with cloudflare.s ebpf_exporter (biolatency/,/^## Raw/p')
+if [ -z "$real" ] && [ -z "${CI:-}" ] &&
+	printf '%s\n' "$report" | grep -q "with cloudflare's ebpf_exporter: not measured"; then
+	skip_point "6: with cloudflare's ebpf_exporter: not built here (tests/exporter/build.sh)"
+else
+	like "6: real exporter, stream, linger=0: one start and one stop per job (4 jobs)" "$real" \
+		"^\| linger=0 \(the default\) \| [0-9.]+ \| [-+][0-9.]+% \| [-+][0-9.]+% \| 4 \| 4 \|$"
+	like "6: real exporter, stream, linger=30: one start and one stop in all" "$real" \
+		"^\| linger=30 \| [0-9.]+ \| [-+][0-9.]+% \| [-+][0-9.]+% \| 1 \| 1 \|$"
+	for m in wait background; do
+		like "6: real exporter, first job, start=$m" "$real" "^\| $m \| $num \|$"
+	done
+fi
 done_testing
