@@ -8,7 +8,7 @@
 # packages for Slurm 22.05 inside a Debian 12 container that runs real
 # systemd, installs them there with munge, slurmctld, slurmd and
 # cloudflare's ebpf_exporter run by the example unit the packages ship
-# (when tests/exporter/build.sh has built it; else a stand-in
+# (built by tests/exporter/build.sh; where that fails, a stand-in
 # ebpf_exporter.service whose process loads real eBPF programs), submits two
 # overlapping `sbatch --ebpf` jobs and prints a timeline: the plugin's state
 # (count of jobs holding the exporter), `systemctl is-active
@@ -16,9 +16,9 @@
 # metrics, at each step, and a few of the exporter's metric lines while
 # the jobs run. Then it tears everything down.
 #
-# The first run builds the container's root filesystem with debootstrap
-# (about 2 minutes, cached in /var/cache/slurm-spank-ebpf-tests); later runs
-# take about a minute. DEMO_SUITE=trixie|sid shows Slurm 24.11 or 26.05.
+# The first run builds ebpf_exporter (about 8 minutes) and the container's
+# root filesystem with debootstrap (about 2 minutes), both cached in
+# /var/cache/slurm-spank-ebpf-tests; later runs take about a minute. DEMO_SUITE=trixie|sid shows Slurm 24.11 or 26.05.
 set -u
 export DEBIAN_FRONTEND=noninteractive
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,6 +58,16 @@ export srcdir=$top top_builddir=$builddir
 . "$top/tests/lib/system.sh"
 # shellcheck source=real.sh
 . "$top/tests/system/real.sh"
+
+# cloudflare's ebpf_exporter, built from its Go module at a pinned version
+# (tests/exporter/build.sh: Go and the Go module proxy; the first time
+# about 8 minutes, then cached and checked in a second). Should that fail,
+# the stand-in runs, and the demo says why.
+diag "building cloudflare's ebpf_exporter (tests/exporter/build.sh; first run: about 8 minutes, then cached)"
+if ! demo_exp=$(bash "$top/tests/exporter/build.sh" 2>&1); then
+	printf '%s\n' "$demo_exp" | tail -n 5 | sed 's/^/demo:   /'
+	diag "could not build ebpf_exporter (above): the stand-in will run instead"
+fi
 
 sys_setup "$suite"
 diag "preparing a Debian $suite container (first run: debootstrap, about 2 minutes)"
