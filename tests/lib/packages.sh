@@ -59,9 +59,11 @@ sys_build_debs() {
 	key=$(_sys_debs_key)
 	kept=$SYS_CACHE/debs/$key
 	if [ "${SYSTEM_DEB_REUSE:-yes}" != no ] && [ -n "$key" ] && [ -f "$kept/done" ]; then
-		mkdir -p "$NODE_ROOT$b/_pkg/deb"
-		cp "$kept"/*.deb "$NODE_ROOT$b/_pkg/deb/" || bail "could not copy the packages of $kept"
-		SYS_DEBS=$(cd "$kept" && ls -- *.deb | sed "s|^|$b/_pkg/deb/|")
+		# Not under a _pkg/deb/ directory: a later build here (the
+		# Ansible run's newer one) lists what it made from those.
+		mkdir -p "$NODE_ROOT$b/kept-$key"
+		cp "$kept"/*.deb "$NODE_ROOT$b/kept-$key/" || bail "could not copy the packages of $kept"
+		SYS_DEBS=$(cd "$kept" && ls -- *.deb | sed "s|^|$b/kept-$key/|")
 		cp "$kept"/*.deb "$RUN/debs/"
 		SYS_DEBS_FROM="built earlier from the same sources on the same $SUITE root ($kept)"
 		return 0
