@@ -219,6 +219,23 @@ pct() {
 field() {
 	grep "^$1 " "$raw" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
+# stream_rows PREFIX VARIANT...: a stream table's rows for PREFIX
+# (pace-RELEASE, or pace-RELEASE-real for the real exporter), each against
+# the stand-in run's two baselines ($none, $nul; linger window $lg).
+stream_rows() {
+	local p=$1 v m label
+	shift
+	for v in "$@"; do
+		m=$(field "$p-stream-$v" makespan_s)
+		case $v in
+		none) label="none (no SPANK plugin)" ;;
+		null) label="null (job hooks that do nothing)" ;;
+		linger0) label="linger=0 (the default)" ;;
+		*) label="linger=$lg" ;;
+		esac
+		echo "| $label | ${m:-n/a} | $(ratio "$m" "$none") | $(ratio "$m" "$nul") | $(field "$p-stream-$v" starts) | $(field "$p-stream-$v" stops) |"
+	done
+}
 pace_suites=
 for s in ${BENCH_PACE_SUITES-bookworm}; do
 	case " $sd_suites " in *" $s "*) pace_suites="$pace_suites $s" ;; esac
@@ -244,16 +261,7 @@ for s in $pace_suites; do
 	echo
 	echo "| plugin | makespan s | vs. no plugin | vs. null plugin | exporter starts | stops |"
 	echo "|---|---|---|---|---|---|"
-	for v in none null linger0 "linger$lg"; do
-		m=$(field "pace-$s-stream-$v" makespan_s)
-		case $v in
-		none) label="none (no SPANK plugin)" ;;
-		null) label="null (job hooks that do nothing)" ;;
-		linger0) label="linger=0 (the default)" ;;
-		*) label="linger=$lg" ;;
-		esac
-		echo "| $label | ${m:-n/a} | $(ratio "$m" "$none") | $(ratio "$m" "$nul") | $(field "pace-$s-stream-$v" starts) | $(field "pace-$s-stream-$v" stops) |"
-	done
+	stream_rows "pace-$s" none null linger0 "linger$lg"
 	echo
 	echo "$s: the prolog's duration as the plugin logs it (ms): the first job on an idle node ($first jobs each), and $burst jobs arriving together on an idle node ($rounds rounds):"
 	echo
@@ -275,14 +283,7 @@ for s in $pace_suites; do
 	echo
 	echo "| plugin | makespan s | vs. no plugin | vs. null plugin | exporter starts | stops |"
 	echo "|---|---|---|---|---|---|"
-	for v in linger0 "linger$lg"; do
-		m=$(field "pace-$r-stream-$v" makespan_s)
-		case $v in
-		linger0) label="linger=0 (the default)" ;;
-		*) label="linger=$lg" ;;
-		esac
-		echo "| $label | ${m:-n/a} | $(ratio "$m" "$none") | $(ratio "$m" "$nul") | $(field "pace-$r-stream-$v" starts) | $(field "pace-$r-stream-$v" stops) |"
-	done
+	stream_rows "pace-$r" linger0 "linger$lg"
 	echo
 	echo "$s with cloudflare's ebpf_exporter: the first job's prolog on an idle node (ms, $first jobs each):"
 	echo
