@@ -79,13 +79,13 @@ scn_linger() {
 }
 
 # start=background: the prolog queues the start and returns; the payload
-# runs before the exporter is ready. A start slowed to 6 s by a drop-in
+# runs before the exporter is ready. A start slowed to 10 s by a drop-in
 # makes "before" unambiguous. A stop behind a start still running, a start
 # that fails in the background, and the next job that heals it.
 scn_background() {
 	local c a b d=$NODE_ROOT/etc/systemd/system/$SYS_UNIT.d log ms st
 	mkdir -p "$d"
-	printf '[Service]\nExecStartPre=/bin/sleep 6\n' >"$d/slow.conf"
+	printf '[Service]\nExecStartPre=/bin/sleep 10\n' >"$d/slow.conf"
 	ct systemctl daemon-reload
 	plugin_args mode=opt-in start=background
 	sys_restart_slurmd || bail "slurmd did not restart with start=background"
@@ -97,8 +97,11 @@ scn_background() {
 		"$(state_of "$a"); activating"
 	log=$(plugin_log_since "$c")
 	ms=$(echo "$log" | sed -n 's/.*start queued in \([0-9]*\) ms.*/\1/p' | head -n 1)
-	diag "background: the prolog's systemctl call took ${ms:-?} ms; the start takes over 6 s"
-	ok_if "background: the prolog queued the start in under 1000 ms (${ms:-none} ms)" test "${ms:-99999}" -lt 1000
+	diag "background: the prolog's systemctl call took ${ms:-?} ms; the start takes over 10 s"
+	# A prolog that waited for the start takes the 10 s of the drop-in; the
+	# bound is that, not a machine speed (a loaded CI machine took >1 s).
+	ok_if "background: the prolog queued the start in under the 10 s the start takes (${ms:-none} ms)" \
+		test "${ms:-99999}" -lt 10000
 	wait_for 60 "the exporter active" active is_active
 	is "background: later: active, 2 programs" "$(is_active); $(progs)" "active; 2"
 	release sbg-a
@@ -106,13 +109,13 @@ scn_background() {
 	is "background: after the job: stopped" "$(observe)" "count=0 active=inactive progs=0 metrics=down"
 
 	# A job that ends at once: its stop is queued behind the start still in
-	# its 6 s ExecStartPre; systemd's queue ends with the unit stopped.
+	# its 10 s ExecStartPre; systemd's queue ends with the unit stopped.
 	c=$(journal_mark)
 	touch "$NODE_ROOT$JOB_MARKS/sbg-q.gate"
 	b=$(submit_payload sbg-q --ebpf) || { is "background: sbatch --ebpf accepted" no yes; return; }
 	wait_job_done "$b"
 	diag "background: stop behind start: $(unit_jobs_since "$c")"
-	sleep 8
+	sleep 11
 	# The stop kills the start's ExecStartPre: systemd calls that "failed"
 	# (with a real exporter's ExecStart it is "inactive"); either way it
 	# does not run.
