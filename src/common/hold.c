@@ -109,8 +109,8 @@ static int join_target(struct statefile *sf, const struct config *cfg, const str
 		return transition_run(sf, cfg, &t, TRANSITION_START);
 	}
 	if (unit_is_dead(cfg, t.unit)) {
-		log_msg(LOG_ERROR, "%s is not running although %zu other jobs hold it; starting it again",
-			t.unit, before);
+		log_msg(LOG_ERROR, "%s is not running although %zu other job%s it; starting it again",
+			t.unit, before, before == 1 ? " holds" : "s hold");
 		return transition_run(sf, cfg, &t, TRANSITION_RESTART);
 	}
 	return 0;

@@ -18,7 +18,7 @@ m=$(log_mark)
 b=$(submit -J s16-b --ebpf "$PAYLOAD" s16-b s16-b)
 wait_started s16-b
 like "the join says why it starts the unit again" "$(plugin_log_since "$m")" \
-	"error: spank_ebpf: prolog job [0-9]+: $UNIT is not running although 1 other jobs hold it; starting it again"
+	"error: spank_ebpf: prolog job [0-9]+: $UNIT is not running although 1 other job holds it; starting it again"
 is "systemd asked (the cgroup was gone), then started again by the join, under the lock" "$(calls)" "$START
 is-active $UNIT count=2 locked=yes
 start $UNIT count=2 locked=yes"

@@ -144,7 +144,7 @@ scn_background() {
 	wait_started sbg-h
 	wait_for 30 "the exporter active again" active is_active
 	like "background: the next job found it dead and started it again" "$(plugin_log_since "$c")" \
-		"spank_ebpf: prolog job [0-9]+: ebpf_exporter(\.service)? is not running although 1 other jobs hold it; starting it again"
+		"spank_ebpf: prolog job [0-9]+: ebpf_exporter(\.service)? is not running although 1 other job holds it; starting it again"
 	is "background: healed: state {a,b}, active, 2 programs" \
 		"$(state); $(is_active); $(progs)" "$(state_of "$a" "$b"); active; 2"
 	release sbg-f

@@ -340,7 +340,7 @@ static void test_start_background(void)
 	ok(rmdir(p) == 0, "(the double had made its cgroup)");
 	tu_clear_logs();
 	ok(update(1002, HOLD_ACQUIRE) == (EV_CHANGED | EV_STARTED | EV_RESTARTED) &&
-	   tu_logged("is not running although 1 other jobs hold it"),
+	   tu_logged("is not running although 1 other job holds it"),
 	   "a start that failed in the background: the next join notices and starts it again");
 	update(1001, HOLD_RELEASE);
 	ok(update(1002, HOLD_RELEASE) == (EV_CHANGED | EV_STOPPED), "the last job stops it");
