@@ -30,7 +30,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$E2E_DIR/munge/munge.socket
+AuthInfo=socket=$E2E_DIR/munge/munge.socket${E2E_CRED_EXPIRE:+,cred_expire=$E2E_CRED_EXPIRE}
 StateSaveLocation=$E2E_DIR/ctld
 SlurmdSpoolDir=$E2E_DIR/spool
 SlurmctldPidFile=$E2E_DIR/slurmctld.pid

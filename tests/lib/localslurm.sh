@@ -13,7 +13,8 @@
 #                              E2E_CONTROL=optional|required (default
 #                              optional), E2E_PROLOGFLAGS (default none),
 #                              E2E_PLUGIN=none (no plugin line),
-#                              E2E_SLURM_CONF_EXTRA (more slurm.conf lines).
+#                              E2E_SLURM_CONF_EXTRA (more slurm.conf lines),
+#                              E2E_CRED_EXPIRE (AuthInfo's cred_expire, s).
 #   cluster_finish             last test points, tear down, plan, exit
 # and the Slurm helpers of tests/lib/slurm.sh, over this cluster.
 #
