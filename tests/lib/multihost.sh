@@ -51,7 +51,7 @@ on() {
 # cl_setup SUITE: tests/system's setup (prerequisites, the lock for the
 # whole run, the EXIT trap), with this file's teardown and diagnostics.
 cl_setup() {
-	sys_setup "$1"
+	SYS_LOCK=cluster sys_setup "$1"
 	need_cmd ip unshare
 	SYS_TEARDOWN=cl_teardown
 	SYS_DUMP=cl_dump

@@ -84,11 +84,15 @@ sys_build_debs() {
 	done
 	SYS_DEBS_FROM="built here"
 	[ -n "$key" ] || return 0
-	# Kept for the next suites: complete, or not at all.
-	rm -rf "$kept.new" && mkdir -p "$kept.new" &&
-		for d in $SYS_DEBS; do cp "$NODE_ROOT$d" "$kept.new/" || exit 1; done &&
-		touch "$kept.new/done" && rm -rf "$kept" && mv "$kept.new" "$kept" ||
+	# Kept for the next suites: complete, or not at all; a suite of the
+	# same release running beside this one may keep the same first.
+	local tmp
+	mkdir -p "$SYS_CACHE/debs"
+	tmp=$(mktemp -d "$kept.new.XXXXXX") &&
+		(for d in $SYS_DEBS; do cp "$NODE_ROOT$d" "$tmp/" || exit 1; done) &&
+		touch "$tmp/done" && { mv -T "$tmp" "$kept" 2>/dev/null || [ -f "$kept/done" ]; } ||
 		diag "could not keep the packages in $kept (the next suite builds them again)"
+	rm -rf "${tmp:-/nonexistent}"
 	# The newest ten builds stay.
 	ls -1dt "$SYS_CACHE"/debs/*/ 2>/dev/null | tail -n +11 | xargs -r rm -rf
 }

@@ -96,7 +96,20 @@ _sys_cache_key() {
 
 # sys_cache: sets ROOTFS to SUITE's cached root filesystem, building it
 # when missing, stale or made by another recipe (SYSTEM_REFRESH=1: always).
+# One check or build of a release at a time, from any suite (their own
+# locks let a one-container and a three-host suite run side by side):
+# $SYS_CACHE/SUITE.lock, on fd 5 until the function returns.
 sys_cache() {
+	mkdir -p "$SYS_CACHE"
+	exec 5>>"$SYS_CACHE/$SUITE.lock" || missing "lock file $SYS_CACHE/$SUITE.lock"
+	flock -w "${SYSTEM_LOCK_WAIT:-3600}" 5 || bail "could not take $SYS_CACHE/$SUITE.lock"
+	_sys_cache_locked
+	local st=$?
+	exec 5>&-
+	return "$st"
+}
+
+_sys_cache_locked() {
 	local dir=$SYS_CACHE/$SUITE key mirror new t0 age
 	ROOTFS=$dir/root
 	key=$(_sys_cache_key)

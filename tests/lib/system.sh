@@ -19,9 +19,10 @@
 # The EXIT trap always tears the container down (by PID) and removes the
 # run directory, keeping its logs on failure or with SYSTEM_KEEP=1.
 # Containers have a private network, so nothing in them can clash with a
-# Slurm on the host; they still use their own ports. One container suite
-# at a time (container_lock, tests/lib/tap.sh), beside at most one suite
-# of the host's own (tests/e2e, packaging, probes).
+# Slurm on the host; they still use their own ports. One one-container
+# suite at a time (container_lock, tests/lib/tap.sh), beside at most one
+# three-host suite (cluster_lock) and one of the host's own (tests/e2e,
+# packaging, probes).
 #
 # slurmd logs to the journal only (no SlurmdLogFile), as under Debian's
 # units; SYSTEM_SLURMD_SYSLOG_DEBUG=LEVEL adds SlurmdSyslogDebug=LEVEL.
@@ -68,9 +69,14 @@ sys_setup() {
 	SYS_MACHINE=ebpf-$SUITE
 	NODE=$SYS_MACHINE
 
-	container_lock "${SYSTEM_LOCK_WAIT:-3600}"
+	# SYS_LOCK=cluster (tests/lib/multihost.sh): the three-host suites' lock.
+	if [ "${SYS_LOCK:-}" = cluster ]; then
+		cluster_lock "${SYSTEM_LOCK_WAIT:-3600}"
+	else
+		container_lock "${SYSTEM_LOCK_WAIT:-3600}"
+	fi
 	# The timing lines count from here, not from the wait for the lock.
-	[ "$(($(date +%s) - _sys_t0))" -lt 2 ] || diag "waited $(($(date +%s) - _sys_t0)) s for $CONTAINER_LOCK"
+	[ "$(($(date +%s) - _sys_t0))" -lt 2 ] || diag "waited $(($(date +%s) - _sys_t0)) s for the ${SYS_LOCK:-container} lock"
 	_sys_t0=$(date +%s)
 	trap '_sys_on_exit' EXIT
 	trap 'exit 129' HUP

@@ -179,14 +179,20 @@ need_root() {
 # - SUITE_LOCK: the suites that use this host itself (a localhost Slurm,
 #   packages installed here, the host's exporter and its BPF sysctl) take
 #   turns: their ports, mounts over /sys/fs/cgroup and packages would clash;
-# - CONTAINER_LOCK: the container suites take turns: machine names, the
-#   nspawn cgroups made on the host, one cached root overlaid at a time.
-# A host suite and a container suite run side by side: containers have a
-# network of their own, and every count of eBPF programs is per process
-# (tests/lib/exporter.sh), never kernel-wide. A script that needs both
-# takes SUITE_LOCK first.
+# - CONTAINER_LOCK: the one-container suites (tests/system, the
+#   benchmark's, the demo) take turns: one machine name per release, its
+#   nspawn cgroups on the host;
+# - CLUSTER_LOCK: the same for the three-host suites (tests/cluster):
+#   their host names.
+# Suites of different locks run side by side: containers have a network
+# of their own, every count of eBPF programs is per process
+# (tests/lib/exporter.sh), never kernel-wide, and what two of them share
+# on disk is built under locks of its own (a release's root filesystem,
+# its packages: tests/lib/rootfs.sh, packages.sh). A script that needs
+# SUITE_LOCK and another takes SUITE_LOCK first.
 SUITE_LOCK=${E2E_LOCK:-/run/slurm-spank-ebpf-e2e.lock}
 CONTAINER_LOCK=${CONTAINER_LOCK:-/run/slurm-spank-ebpf-containers.lock}
+CLUSTER_LOCK=${CLUSTER_LOCK:-/run/slurm-spank-ebpf-clusters.lock}
 _LOCKS_HELD=' '
 
 # suite_lock SECONDS: holds SUITE_LOCK (fd 9) for the rest of the script,
@@ -196,9 +202,14 @@ suite_lock() {
 	_hold_lock "$SUITE_LOCK" 9 "$1"
 }
 
-# container_lock SECONDS: the same for CONTAINER_LOCK (fd 6).
+# container_lock SECONDS, cluster_lock SECONDS: the same for
+# CONTAINER_LOCK (fd 6) and CLUSTER_LOCK (fd 4).
 container_lock() {
 	_hold_lock "$CONTAINER_LOCK" 6 "$1"
+}
+
+cluster_lock() {
+	_hold_lock "$CLUSTER_LOCK" 4 "$1"
 }
 
 _hold_lock() {
