@@ -52,6 +52,19 @@ sys_install() {
 # benchmark runs of that release) install what it built, from
 # $SYS_CACHE/debs/KEY. SYSTEM_DEB_REUSE=no builds every time.
 sys_build_debs() {
+	local st
+	# One build per release at a time, so that a suite beside this one
+	# (another lane) waits and installs what this one built.
+	mkdir -p "$SYS_CACHE/debs"
+	exec 5>>"$SYS_CACHE/debs/$SUITE.lock" || missing "lock file $SYS_CACHE/debs/$SUITE.lock"
+	flock -w "${SYSTEM_LOCK_WAIT:-3600}" 5 || bail "could not take $SYS_CACHE/debs/$SUITE.lock"
+	_sys_build_debs_locked
+	st=$?
+	exec 5>&-
+	return "$st"
+}
+
+_sys_build_debs_locked() {
 	local b=$SYS_CDIR/build tb rc debs d key kept
 	tb=$(basename "$TARBALL")
 	tar -tJf "$TARBALL" | grep -q '/packaging/debian/control$' || return 1
