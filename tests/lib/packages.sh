@@ -52,16 +52,9 @@ sys_install() {
 # benchmark runs of that release) install what it built, from
 # $SYS_CACHE/debs/KEY. SYSTEM_DEB_REUSE=no builds every time.
 sys_build_debs() {
-	local st
 	# One build per release at a time, so that a suite beside this one
 	# (another lane) waits and installs what this one built.
-	mkdir -p "$SYS_CACHE/debs"
-	exec 5>>"$SYS_CACHE/debs/$SUITE.lock" || missing "lock file $SYS_CACHE/debs/$SUITE.lock"
-	flock -w "${SYSTEM_LOCK_WAIT:-3600}" 5 || bail "could not take $SYS_CACHE/debs/$SUITE.lock"
-	_sys_build_debs_locked
-	st=$?
-	exec 5>&-
-	return "$st"
+	sys_locked "$SYS_CACHE/debs/$SUITE.lock" _sys_build_debs_locked
 }
 
 _sys_build_debs_locked() {
@@ -100,7 +93,6 @@ _sys_build_debs_locked() {
 	# Kept for the next suites: complete, or not at all; a suite of the
 	# same release running beside this one may keep the same first.
 	local tmp
-	mkdir -p "$SYS_CACHE/debs"
 	tmp=$(mktemp -d "$kept.new.XXXXXX") &&
 		(for d in $SYS_DEBS; do cp "$NODE_ROOT$d" "$tmp/" || exit 1; done) &&
 		touch "$tmp/done" && { mv -T "$tmp" "$kept" 2>/dev/null || [ -f "$kept/done" ]; } ||

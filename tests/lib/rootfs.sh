@@ -100,13 +100,7 @@ _sys_cache_key() {
 # locks let a one-container and a three-host suite run side by side):
 # $SYS_CACHE/SUITE.lock, on fd 5 until the function returns.
 sys_cache() {
-	mkdir -p "$SYS_CACHE"
-	exec 5>>"$SYS_CACHE/$SUITE.lock" || missing "lock file $SYS_CACHE/$SUITE.lock"
-	flock -w "${SYSTEM_LOCK_WAIT:-3600}" 5 || bail "could not take $SYS_CACHE/$SUITE.lock"
-	_sys_cache_locked
-	local st=$?
-	exec 5>&-
-	return "$st"
+	sys_locked "$SYS_CACHE/$SUITE.lock" _sys_cache_locked
 }
 
 _sys_cache_locked() {

@@ -47,6 +47,20 @@ sys_elapsed() {
 	echo $(($(date +%s) - _sys_t0))
 }
 
+# sys_locked LOCKFILE FUNC: FUNC under flock on LOCKFILE (fd 5), for as
+# long as FUNC runs; FUNC's status. What suites of different locks share
+# on disk (a release's root filesystem, its packages) is built this way.
+sys_locked() {
+	local st
+	mkdir -p "$(dirname "$1")"
+	exec 5>>"$1" || missing "lock file $1"
+	flock -w "${SYSTEM_LOCK_WAIT:-3600}" 5 || bail "could not take $1"
+	"$2"
+	st=$?
+	exec 5>&-
+	return "$st"
+}
+
 # sys_setup SUITE
 sys_setup() {
 	SUITE=$1
