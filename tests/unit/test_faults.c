@@ -72,14 +72,19 @@ static int live_procs(char want, int pgid)
 static int group_alive(void)
 {
 	char path[300], *s;
-	int pgid;
+	int pgid, i;
 
 	snprintf(path, sizeof(path), "%s/bin/last.pid", dir);
 	s = tu_slurp(path);
 	pgid = s ? atoi(s) : 0;
 	free(s);
-	usleep(20000); /* SIGKILL delivery is asynchronous */
-	return pgid > 0 && live_procs('g', pgid) > 0;
+	if (pgid <= 0)
+		return 0;
+	/* SIGKILL delivery is asynchronous, slower on a busy machine: wait
+	 * up to 10 s for the group to go (a leak never goes). */
+	for (i = 0; i < 500 && live_procs('g', pgid) > 0; i++)
+		usleep(20000);
+	return live_procs('g', pgid) > 0;
 }
 
 /* The double as every systemctl fault starts: fresh, with timeout=1. */
@@ -126,7 +131,9 @@ static void test_systemctl_faults(void)
 		tu_clear_logs();
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		hold_update(&cfg, 100 + (uint32_t)i, HOLD_ACQUIRE, &ev);
-		ok(tu_seconds_since(&t) < 3.0 && tu_logged(faults[i].expect),
+		/* The hang's bound: timeout=1 s + RUNCMD_REAP_MS, with room
+		 * for a busy machine, far from the double's 300 s. */
+		ok(tu_seconds_since(&t) < 20.0 && tu_logged(faults[i].expect),
 		   "systemctl %s: %.2f s, \"%s\"", faults[i].behaviour, tu_seconds_since(&t), faults[i].expect);
 		ok(open_fds() == fds, "... no descriptor leaked (%d -> %d)", fds, open_fds());
 		ok(live_procs('c', 0) == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,

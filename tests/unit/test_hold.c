@@ -166,8 +166,8 @@ static void test_hanging_systemctl(void)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ok(ev == (EV_CHANGED | EV_STARTED | EV_UNIT_FAILED), "hanging start reported");
 	ok(tu_logged("timed out after 1 s and was killed"), "error says it timed out");
-	ok(b.tv_sec - a.tv_sec < 3, "returned within the bound");
-	cfg.timeout = 2;
+	ok(b.tv_sec - a.tv_sec < 20, "returned at the timeout, not after the double's 300 s");
+	cfg.timeout = TU_TIMEOUT;
 }
 
 static void test_missing_systemctl(void)
@@ -278,7 +278,7 @@ static void test_unit_in_own_slice(void)
 	   tu_logged("cannot tell whether ebpf_exporter.service runs (") &&
 	   tu_logged("timed out after 1 s"),
 	   "... systemd does not answer: nothing started, and it says why");
-	cfg.timeout = 2;
+	cfg.timeout = TU_TIMEOUT;
 	tu_double_set(dir, "ok");
 	update(901, HOLD_RELEASE);
 	update(902, HOLD_RELEASE);

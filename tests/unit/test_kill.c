@@ -226,7 +226,7 @@ static void setup(int argc, char **argv)
 	snprintf(dir, sizeof(dir), "%s", tu_scratch());
 	tu_double(&cfg, dir, "slow");
 	snprintf(lockpath, sizeof(lockpath), "%s.lock", cfg.state);
-	cfg.lock_timeout = 2;
+	cfg.lock_timeout = TU_LOCK_TIMEOUT;
 	memset(m, 0, sizeof(*m));
 	/* Kill instants are drawn over a few operations' time after the
 	 * worker is up, so they land inside updates however fast this

@@ -303,7 +303,7 @@ static void test_stuck_lock_holder(void)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ok(rc < 0 && tu_logged("gave up waiting 1 s for the lock"),
 	   "lock held by a stuck process: gives up with a clear error");
-	ok(b.tv_sec - a.tv_sec < 3, "... within the bound (%.2f s)",
+	ok(b.tv_sec - a.tv_sec < 20, "... at the bound, not when the holder ends (%.2f s)",
 	   (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);

@@ -218,8 +218,8 @@ void tu_double(struct config *cfg, const char *dir, const char *behaviour)
 	config_parse(cfg, 0, NULL, NULL, 0);
 	snprintf(cfg->systemctl, sizeof(cfg->systemctl), "%s/bin/systemctl", dir);
 	snprintf(cfg->state, sizeof(cfg->state), "%s/state", dir);
-	cfg->timeout = 2;
-	cfg->lock_timeout = 5;
+	cfg->timeout = TU_TIMEOUT;
+	cfg->lock_timeout = TU_LOCK_TIMEOUT;
 	/* A cgroup tree of our own: the host's systemd must not take part. */
 	snprintf(cfg->cgroup_root, sizeof(cfg->cgroup_root), "%s/cgroup", dir);
 	/* The double reports the state it sees when called. */
@@ -258,7 +258,7 @@ void tu_squeue(struct slurm_ask *ask, const char *dir, const char *behaviour,
 	snprintf(path, sizeof(path), "%s/bin/squeue", dir);
 	ask->squeue = path;
 	ask->node = "node7";
-	ask->timeout = 2;
+	ask->timeout = TU_TIMEOUT;
 }
 
 void tu_sinfo(const char *dir, const char *behaviour, const char *answer)

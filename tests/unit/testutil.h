@@ -24,6 +24,12 @@ const char *tu_logs(void);
 void tu_clear_logs(void);
 bool tu_logged(const char *needle);
 
+/* The timeouts tu_double and tu_squeue set: ample for a double that
+ * answers, on a busy machine. A test of a timeout sets its own (1 s);
+ * lock_timeout must be more than 3 x timeout. */
+#define TU_TIMEOUT 10
+#define TU_LOCK_TIMEOUT 40
+
 /* Copies the systemctl double into dir/bin/systemctl, writes its config
  * (state file to report, behaviour), and fills a config that uses it.
  * behaviour: "ok", "fail", "hang" (sleeps forever), "slow" (sleeps 20 ms),
