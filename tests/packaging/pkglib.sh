@@ -86,8 +86,13 @@ _pkg_build() {
 	pkg_make "$target" "$@" || rc=$?
 	[ -n "$had" ] || rm -f "$tarball"
 	if [ "$rc" -ne 0 ]; then
+		# A failed test of the package's own check (rpm's %check,
+		# dh_auto_test) is far above the log's end: it comes last, as
+		# pk_ok shows the last 30 lines.
 		diag "make $target failed; the end of $PKG_DIR/$target.log:"
-		show "$(tail -n 40 "$PKG_DIR/$target.log")"
+		show "$(tail -n 12 "$PKG_DIR/$target.log")"
+		diag "its failed tests:"
+		show "$(grep -E '^(FAIL|ERROR|XPASS):|^not ok|Bail out' "$PKG_DIR/$target.log" | head -n 12)"
 	fi
 	return "$rc"
 }
