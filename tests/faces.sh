@@ -72,6 +72,10 @@ for f in plugin program; do
 	"$f" epilog 42 "" -- "$OPT="
 	is "$f: epilog: released, exporter stopped" "$(state_words); $(call_verbs)" "0; start stop"
 	like "$f: the hooks' lines name the job" "$(cat "$d/log")" "info: $(hold_taken_re 42)"
+	# (The program logs info and up: its verbose lines go nowhere.)
+	[ "$f" = program ] ||
+		like "$f: and give the state lock's wait and hold" "$(cat "$d/log")" \
+			"prolog job 42: done in [0-9.]+ ms \\(state lock: waited [0-9.]+ ms, held [0-9.]+ ms\\)"
 
 	reset
 	"$f" prolog 43 "" -- "${OPT#SPANK_}=(null)"

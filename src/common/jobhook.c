@@ -8,6 +8,7 @@
 #include "jobhook.h"
 #include "jobset.h"
 #include "log.h"
+#include "statefile.h"
 
 /* SPANK_PLUGIN()'s first argument and the option's name, with "SPANK_"
  * prepended where the job's environment reaches the prolog. */
@@ -49,6 +50,7 @@ void jobhook_run(const struct config *cfg, uint32_t job, const char *request, en
 	bool asked = request != NULL;
 	const char *hook = op == HOLD_ACQUIRE ? "prolog" : "epilog";
 	char display[CONFIG_UNIT_MAX];
+	struct lock_times lt;
 	long long t0;
 	int ev = 0;
 
@@ -81,6 +83,7 @@ void jobhook_run(const struct config *cfg, uint32_t job, const char *request, en
 		log_msg(LOG_INFO, "--ebpf: taking a hold on the default probe sets");
 	else
 		log_msg(LOG_INFO, "--ebpf=%s: taking a hold on its probe sets", printable_request(request));
+	statefile_lock_times_reset();
 	t0 = clock_us();
 	if (op == HOLD_ACQUIRE) {
 		/* Slurm's own words for the job's user and, since 25.11, the
@@ -93,6 +96,9 @@ void jobhook_run(const struct config *cfg, uint32_t job, const char *request, en
 	if (ev & EV_UNIT_FAILED)
 		log_msg(LOG_ERROR, "the job is not affected: it runs without the exporter");
 	/* What the job waited for (the lock, and a start with start=wait):
-	 * the figure to look at when a prolog seems slow. */
-	log_msg(LOG_VERBOSE, "done in %.1f ms", (double)(clock_us() - t0) / 1000.0);
+	 * the figures to look at when a prolog seems slow. */
+	statefile_lock_times(&lt);
+	log_msg(LOG_VERBOSE, "done in %.1f ms (state lock: waited %.1f ms, held %.1f ms)",
+		(double)(clock_us() - t0) / 1000.0, (double)lt.wait_us / 1000.0,
+		(double)lt.held_us / 1000.0);
 }

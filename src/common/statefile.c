@@ -109,16 +109,33 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
+/* This process's lock figures (statefile_lock_times). */
+static struct lock_times lock_times;
+
+void statefile_lock_times(struct lock_times *out)
+{
+	*out = lock_times;
+}
+
+void statefile_lock_times_reset(void)
+{
+	memset(&lock_times, 0, sizeof(lock_times));
+}
+
 /* flock() has no timeout: poll with a short, growing sleep. The cap keeps
  * the added latency under a millisecond when the lock is busy. */
 static int lock_bounded(struct statefile *sf, unsigned int timeout_ms)
 {
-	long long deadline = clock_us() + (long long)timeout_ms * 1000;
+	long long t0 = clock_us(), deadline = t0 + (long long)timeout_ms * 1000;
 	long delay = 20;
 
 	for (;;) {
-		if (flock(sf->lockfd, LOCK_EX | LOCK_NB) == 0)
+		if (flock(sf->lockfd, LOCK_EX | LOCK_NB) == 0) {
+			sf->locked_at_us = clock_us();
+			lock_times.wait_us += sf->locked_at_us - t0;
+			lock_times.taken++;
 			return 0;
+		}
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			log_msg(LOG_ERROR, "cannot lock \"%s.lock\": %s", sf->path, strerror(errno));
 			return -1;
@@ -148,6 +165,7 @@ int statefile_open(struct statefile *sf, const char *path)
 {
 	sf->path = path;
 	sf->dirfd = sf->lockfd = -1;
+	sf->locked_at_us = 0;
 	return open_dir(sf);
 }
 
@@ -171,9 +189,12 @@ void statefile_close(struct statefile *sf)
 {
 	if (sf->lockfd >= 0)
 		close(sf->lockfd); /* releases the flock */
+	if (sf->locked_at_us)
+		lock_times.held_us += clock_us() - sf->locked_at_us;
 	if (sf->dirfd >= 0)
 		close(sf->dirfd);
 	sf->lockfd = sf->dirfd = -1;
+	sf->locked_at_us = 0;
 }
 
 /* Reads at most JOBSET_MAX_BYTES + 1 bytes: enough to tell "too large".

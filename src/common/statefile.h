@@ -28,7 +28,21 @@ struct statefile {
 	char lockname[CONFIG_PATH_MAX + 16];
 	char tmpname[CONFIG_PATH_MAX + 16];
 	char corruptname[CONFIG_PATH_MAX + 16];
+	long long locked_at_us; /* when the lock was taken, else 0 */
 };
+
+/* What the state lock cost this process since the last
+ * statefile_lock_times_reset(): the time spent waiting for it and the
+ * time it was held (start=wait starts the unit under it), summed over
+ * the times it was taken. The hooks log them: a slow prolog shows
+ * whether it queued behind other jobs or held the lock itself. */
+struct lock_times {
+	long long wait_us;
+	long long held_us;
+	unsigned int taken;
+};
+void statefile_lock_times(struct lock_times *out);
+void statefile_lock_times_reset(void);
 
 /* Opens and checks the directory, without the lock: for readers (status,
  * metrics), whom atomic renames keep safe. Returns 0, or -1 (logged). */

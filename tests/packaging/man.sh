@@ -187,7 +187,7 @@ releasing its hold on %s|epilog job 42: releasing its hold on ebpf_exporter
 refcount now %zu|refcount now 1
 "starting" : "stopping"|starting ebpf_exporter
 "started" : "stopped"|ebpf_exporter started in 850 ms
-done in %.1f ms|done in 851.2 ms
+done in %.1f ms (state lock: waited %.1f ms, held %.1f ms)|done in 851.2 ms (state lock: waited 0.1 ms, held 850.9 ms)
 keeping %s for %u s|keeping ebpf_exporter for 60 s
 joined within the linger window: %s keeps running|joined within the linger window: ebpf_exporter.service keeps running
 stopping %s after %u s without jobs|linger-end: stopping ebpf_exporter after 60 s without jobs

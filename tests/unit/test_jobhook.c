@@ -2,9 +2,12 @@
  * Epilog= program: the job's --ebpf from its environment, its ID, and
  * what each combination does to the state. One function per case; those
  * that run the hooks start from fresh(): no state, mode=opt-in. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "jobhook.h"
@@ -17,6 +20,7 @@
 #define VAR_BARE "_SLURM_SPANK_OPTION_spank_ebpf_ebpf"
 
 static struct config cfg;
+static char dir[128];
 
 /* Neither spelling of the option variable set. */
 static void unset_option_variables(void)
@@ -35,8 +39,6 @@ static void fresh(void)
 
 static void setup(void)
 {
-	char dir[128];
-
 	tu_capture_logs();
 	snprintf(dir, sizeof(dir), "%s", tu_scratch());
 	tu_double(&cfg, dir, "ok");
@@ -134,6 +136,69 @@ static void test_second_face_counted_once(void)
 	   "the same job through a second face: counted once");
 }
 
+/* The "done in" line's figures: total, state lock waited, held; -1 when
+ * the line is missing. */
+static void done_line(double *total, double *waited, double *held)
+{
+	const char *p = strstr(tu_logs(), "done in ");
+
+	*total = *waited = *held = -1;
+	if (p)
+		sscanf(p, "done in %lf ms (state lock: waited %lf ms, held %lf ms)", total, waited,
+		       held);
+}
+
+/* The first job starts the unit under the lock (start=wait); the
+ * double's "slow" start takes 20 ms, so the lock is held at least that. */
+static void test_done_line_lock_held(void)
+{
+	double total, waited, held;
+
+	fresh();
+	tu_double_set(dir, "slow");
+	jobhook_run(&cfg, 11, "", HOLD_ACQUIRE);
+	done_line(&total, &waited, &held);
+	ok(held >= 20 && waited >= 0 && total >= held,
+	   "done line: lock held through the 20 ms start (total %.1f, waited %.1f, held %.1f ms)",
+	   total, waited, held);
+	tu_double_set(dir, "ok");
+	jobhook_run(&cfg, 11, NULL, HOLD_RELEASE);
+}
+
+/* Another process holds the lock for 300 ms: the hook says it waited. */
+static void test_done_line_lock_waited(void)
+{
+	char lockpath[600];
+	double total, waited, held;
+	int fd, pfd[2];
+	pid_t holder;
+	char c;
+
+	fresh();
+	snprintf(lockpath, sizeof(lockpath), "%s.lock", cfg.state);
+	if (pipe(pfd) < 0 || (fd = open(lockpath, O_RDWR | O_CREAT, 0600)) < 0)
+		exit(99);
+	holder = fork();
+	if (holder == 0) {
+		if (flock(fd, LOCK_EX) < 0 || write(pfd[1], "x", 1) != 1)
+			_exit(1);
+		usleep(300000);
+		_exit(0);
+	}
+	close(fd);
+	if (read(pfd[0], &c, 1) != 1)
+		exit(99);
+	jobhook_run(&cfg, 12, "", HOLD_ACQUIRE);
+	waitpid(holder, NULL, 0);
+	done_line(&total, &waited, &held);
+	ok(waited >= 250 && total >= waited + held - 1,
+	   "done line: waited for the lock another process held 300 ms (total %.1f, waited %.1f, held %.1f ms)",
+	   total, waited, held);
+	jobhook_run(&cfg, 12, NULL, HOLD_RELEASE);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
 static void test_no_job_id(void)
 {
 	fresh();
@@ -154,6 +219,8 @@ int main(void)
 	test_epilog_without_option_releases_hold();
 	test_mode_always();
 	test_second_face_counted_once();
+	test_done_line_lock_held();
+	test_done_line_lock_waited();
 	test_no_job_id();
 	return tap_done();
 }
