@@ -26,6 +26,8 @@ if [ -n "$quick" ]; then
 	: "${BENCH_SYSTEMD_SUITES:=bookworm}" "${BENCH_SYSTEMD_CYCLES:=2}"
 	export PACE_JOBS=${PACE_JOBS:-4} PACE_LINGER=${PACE_LINGER:-30} PACE_FIRST=${PACE_FIRST:-2} \
 		PACE_BURST=${PACE_BURST:-4} PACE_ROUNDS=${PACE_ROUNDS:-1}
+	# Part 7 boots a node of 512 tasks: never in the quick form.
+	: "${BENCH_LAUNCH_ROUNDS:=0}"
 fi
 
 echo "# Benchmark run"
@@ -103,6 +105,17 @@ if [ -z "$sd_why" ]; then
 			> "$work/systemd-$s.log" 2>&1) ||
 			{ echo "systemd-$s failed:" >&2; tail -n 30 "$work/systemd-$s.log" >&2; }
 	done
+fi
+
+# 7. A burst of 512 tasks at once on one node (bench/launch.sh, bookworm):
+# no plugin, the null plugin and this one, BENCH_LAUNCH_ROUNDS rounds
+# (default 3; 0 leaves it out).
+launch_rounds=${BENCH_LAUNCH_ROUNDS:-3}
+launch_why=$sd_why
+if [ -z "$launch_why" ] && [ "$launch_rounds" -gt 0 ]; then
+	(cd "$builddir" && BENCH_OUT="$raw" LAUNCH_ROUNDS="$launch_rounds" "$here/launch.sh" bookworm \
+		> "$work/launch.log" 2>&1) ||
+		{ echo "launch failed:" >&2; tail -n 30 "$work/launch.log" >&2; }
 fi
 
 # Syscalls per hook: strace -c over N calls, minus a run with 0 calls.
@@ -294,6 +307,34 @@ for s in $pace_suites; do
 	done
 	echo
 done
+
+cat <<EOT
+
+## 7. A burst of tasks at once on one node: launches lost, time until all run, the state lock
+
+EOT
+if [ -n "$launch_why" ]; then
+	echo "Not measured: $launch_why."
+elif [ "$launch_rounds" -eq 0 ]; then
+	echo "Left out (BENCH_LAUNCH_ROUNDS=0; the quick form always leaves it out: it boots a node for 512 tasks)."
+else
+	cfg=$(grep "^launch-bookworm-config " "$raw" | tail -n 1)
+	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, the three alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold (ms, p50/p99/max):"
+	echo
+	echo "| plugin | run | ran | all ran after s | lost | load max | lock wait p50/p99/max | lock held p50/p99/max |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for m in none null plugin; do
+		grep "^launch-bookworm-$m " "$raw" | while read -r _ line; do
+			f() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+			if [ "$m" = plugin ]; then
+				lw="$(f wait_p50)/$(f wait_p99)/$(f wait_max)" lh="$(f held_p50)/$(f held_p99)/$(f held_max)"
+			else
+				lw=- lh=-
+			fi
+			echo "| $m | $(f run) | $(f ran) of $(f tasks) | $(f all_run_s) | $(f lost) | $(f load_max) | $lw | $lh |"
+		done
+	done
+fi
 echo
 echo "## Raw figures"
 echo

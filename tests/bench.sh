@@ -69,7 +69,7 @@ for m in wait background; do
 done
 # Part 6 again with cloudflare's ebpf_exporter: the same exporter starts
 # (they do not depend on the machine), and the first job's prolog.
-real=$(printf '%s\n' "$report" | sed -n '/with cloudflare.s ebpf_exporter (biolatency/,/^## Raw/p')
+real=$(printf '%s\n' "$report" | sed -n '/with cloudflare.s ebpf_exporter (biolatency/,/^## 7\./p')
 if [ -z "$real" ] && [ -z "${CI:-}" ] &&
 	printf '%s\n' "$report" | grep -q "with cloudflare's ebpf_exporter: not measured"; then
 	skip_point "6: with cloudflare's ebpf_exporter: not built here (tests/exporter/build.sh)"
@@ -82,4 +82,8 @@ else
 		like "6: real exporter, first job, start=$m" "$real" "^\| $m \| $num \|$"
 	done
 fi
+# Part 7 (bench/launch.sh, 512 tasks at once) is make bench's only.
+like "7: the burst of tasks: its part" "$report" '^## 7\. A burst of tasks at once on one node'
+like "7: left out of the quick form, and said" "$report" \
+	'^Left out \(BENCH_LAUNCH_ROUNDS=0; the quick form always leaves it out'
 done_testing

@@ -1,0 +1,112 @@
+#!/bin/bash
+# Part 7 of the benchmarks: a burst of LAUNCH_TASKS (512) tasks on one
+# node, all submitted at once. Do launches get lost, and does this plugin
+# lose more of them, or start them later, than no plugin or the null one?
+# Boots the system tests' container (tests/lib/system.sh) with its one
+# node declared with 128 CPUs (SlurmdParameters=config_overrides: the host
+# has fewer), OverSubscribe=FORCE:4 so that every task fits at once, and
+# FirstJobId=10000000. Each run submits
+#   sbatch --array=1-LAUNCH_TASKS [--ebpf] --wrap 'touch MARK; sleep 300'
+# with no SPANK plugin, the null plugin (bench/spank_null.c) or this one
+# (mode=opt-in, start=wait, the stand-in exporter), the three alternated,
+# LAUNCH_ROUNDS (3) times each. A run ends once every task has run its
+# script (its mark) or after LAUNCH_DEADLINE (900) s; then the array is
+# cancelled and the node left idle. Appends one line per run to $BENCH_OUT:
+#   launch-SUITE-MODE run=R tasks=N ran=N all_run_s=S lost=N load_max=L
+#     [wait_p50=.. wait_p99=.. wait_max=.. held_p50=.. held_p99=.. held_max=..]
+# lost: tasks slurmctld requeued because their batch step never started
+# ("missing from batch node"); wait/held: this plugin's state lock, from
+# its "prolog job N: done in X ms (state lock: waited W ms, held H ms)".
+# Usage (root, from the top of a configured tree, after make check):
+#   bench/launch.sh [SUITE]    SUITE: bookworm (default; the null plugin
+#                              is built on this host, for its release)
+set -u
+suite=${1:-bookworm}
+top=$(cd "$(dirname "$0")/.." && pwd)
+export srcdir=${srcdir:-$top} top_builddir=${top_builddir:-$(pwd)}
+out=${BENCH_OUT:-/dev/null}
+tasks=${LAUNCH_TASKS:-512}
+rounds=${LAUNCH_ROUNDS:-3}
+deadline=${LAUNCH_DEADLINE:-900}
+export SYSTEM_SLURMD_DEBUG=verbose
+[ "$suite" = bookworm ] || export SYSTEM_SLURMD_SYSLOG_DEBUG=verbose
+. "$srcdir/tests/lib/tap.sh"
+. "$srcdir/tests/lib/system.sh"
+. "$srcdir/bench/pace.sh"
+
+export SYS_HW="CPUs=128"
+export SYS_CONF_EXTRA="FirstJobId=10000000
+SlurmdParameters=config_overrides"
+sys_setup "$suite"
+SYS_CONF_NODES="NodeName=$SYS_MACHINE NodeAddr=127.0.0.1 CPUs=128 State=UNKNOWN
+PartitionName=main Nodes=$SYS_MACHINE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
+export SYS_CONF_NODES
+sys_cache
+sys_tarball
+sys_boot
+sys_install
+sys_cluster_start
+echo "launch-$suite-config tasks=$tasks rounds=$rounds deadline=$deadline cpus=$(nproc) slurm=$SLURM_VERSION" >>"$out"
+
+# Distinct tasks whose script ran (a requeued task marks the same file).
+launch_marks() {
+	ls "$NODE_ROOT$JOB_MARKS" | grep -c '^launch-'
+}
+
+# launch_pcts NAME: "NAME_p50=.. NAME_p99=.. NAME_max=.." of the numbers
+# on stdin (nearest rank).
+launch_pcts() {
+	sort -n | awk -v n="$1" '{ v[NR] = $1 }
+		END {
+			if (NR == 0) { printf "%s_p50=n/a %s_p99=n/a %s_max=n/a", n, n, n; exit }
+			r50 = int((50 * NR + 99) / 100); r99 = int((99 * NR + 99) / 100)
+			printf "%s_p50=%s %s_p99=%s %s_max=%s", n, v[r50], n, v[r99], n, v[NR] }'
+}
+
+# launch_run MODE ROUND: one burst with MODE (none, null, plugin).
+launch_run() {
+	local mode=$1 r=$2 c j opt= t0 now ran=0 load load_max=0 all=timeout lost lines locks
+	case $mode in
+	none | null) _pace_plugin "$mode" ;;
+	plugin) _pace_plugin mode=opt-in start=wait linger=0 && opt=--ebpf ;;
+	esac
+	rm -f "$NODE_ROOT$JOB_MARKS"/launch-*
+	c=$(journal_mark)
+	t0=$(date +%s.%N)
+	j=$(_pace_array launch "1-$tasks" "touch $JOB_MARKS/launch-\$SLURM_ARRAY_TASK_ID; sleep 300" $opt)
+	while :; do
+		ran=$(launch_marks)
+		load=$(cut -d' ' -f1 /proc/loadavg)
+		load_max=$(awk -v a="$load" -v b="$load_max" 'BEGIN { print (a > b ? a : b) }')
+		now=$(date +%s.%N)
+		if [ "$ran" -ge "$tasks" ]; then
+			all=$(awk -v a="$now" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+			break
+		fi
+		awk -v a="$now" -v b="$t0" -v d="$deadline" 'BEGIN { exit !(a - b > d) }' && break
+		sleep 2
+	done
+	lines=$(slurmctld_log_since "$c")
+	lost=$(printf '%s\n' "$lines" | grep 'missing from batch node' | grep -o 'JobId=[0-9_]*' | sort -u | grep -c .)
+	locks=
+	if [ "$mode" = plugin ]; then
+		lines=$(plugin_log_since "$c" | sed -n 's/.*prolog job [0-9]*: done in [0-9.]* ms (state lock: waited \([0-9.]*\) ms, held \([0-9.]*\) ms).*/\1 \2/p')
+		locks=" $(printf '%s\n' "$lines" | awk 'NF { print $1 }' | launch_pcts wait) $(printf '%s\n' "$lines" | awk 'NF { print $2 }' | launch_pcts held) prologs=$(printf '%s\n' "$lines" | grep -c .)"
+	fi
+	diag "launch $mode, run $r: array $j: $ran of $tasks ran, all after ${all} s, $lost lost, load max $load_max$locks"
+	echo "launch-$suite-$mode run=$r tasks=$tasks ran=$ran all_run_s=$all lost=$lost load_max=$load_max$locks" >>"$out"
+	ct scancel "$j" >/dev/null 2>&1
+	wait_until 900 "the burst's $tasks tasks gone, epilogs included" job_gone "$j" ||
+		bail "array $j did not end"
+	wait_until 120 "an idle node" unit_stopped || bail "the exporter did not stop"
+	wait_until 120 "node $NODE idle" node_usable || bail "the node did not come back"
+}
+
+for r in $(seq "$rounds"); do
+	for m in none null plugin; do
+		launch_run "$m" "$r"
+	done
+done
+_pace_plugin mode=opt-in
+failed=0
+sys_teardown
