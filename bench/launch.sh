@@ -17,6 +17,9 @@
 # lost: tasks slurmctld requeued because their batch step never started
 # ("missing from batch node"); wait/held: this plugin's state lock, from
 # its "prolog job N: done in X ms (state lock: waited W ms, held H ms)".
+# LAUNCH_MODES picks among none, null and plugin; LAUNCH_BATCH_START_TIMEOUT
+# sets slurm.conf's BatchStartTimeout (Slurm's default: 10 s), and the
+# lines then read launch-SUITE-bstN-MODE.
 # Usage (root, from the top of a configured tree, after make check):
 #   bench/launch.sh [SUITE]    SUITE: bookworm (default; the null plugin
 #                              is built on this host, for its release)
@@ -28,6 +31,9 @@ out=${BENCH_OUT:-/dev/null}
 tasks=${LAUNCH_TASKS:-512}
 rounds=${LAUNCH_ROUNDS:-3}
 deadline=${LAUNCH_DEADLINE:-900}
+modes=${LAUNCH_MODES:-none null plugin}
+bst=${LAUNCH_BATCH_START_TIMEOUT:-}
+label=$suite${bst:+-bst$bst}
 export SYSTEM_SLURMD_DEBUG=verbose
 [ "$suite" = bookworm ] || export SYSTEM_SLURMD_SYSLOG_DEBUG=verbose
 . "$srcdir/tests/lib/tap.sh"
@@ -36,7 +42,8 @@ export SYSTEM_SLURMD_DEBUG=verbose
 
 export SYS_HW="CPUs=128"
 export SYS_CONF_EXTRA="FirstJobId=10000000
-SlurmdParameters=config_overrides"
+SlurmdParameters=config_overrides${bst:+
+BatchStartTimeout=$bst}"
 sys_setup "$suite"
 SYS_CONF_NODES="NodeName=$SYS_MACHINE NodeAddr=127.0.0.1 CPUs=128 State=UNKNOWN
 PartitionName=main Nodes=$SYS_MACHINE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
@@ -46,7 +53,7 @@ sys_tarball
 sys_boot
 sys_install
 sys_cluster_start
-echo "launch-$suite-config tasks=$tasks rounds=$rounds deadline=$deadline cpus=$(nproc) slurm=$SLURM_VERSION" >>"$out"
+echo "launch-$label-config tasks=$tasks rounds=$rounds deadline=$deadline cpus=$(nproc) slurm=$SLURM_VERSION batch_start_timeout=${bst:-default}" >>"$out"
 
 # Distinct tasks whose script ran (a requeued task marks the same file).
 launch_marks() {
@@ -94,7 +101,7 @@ launch_run() {
 		locks=" $(printf '%s\n' "$lines" | awk 'NF { print $1 }' | launch_pcts wait) $(printf '%s\n' "$lines" | awk 'NF { print $2 }' | launch_pcts held) prologs=$(printf '%s\n' "$lines" | grep -c .)"
 	fi
 	diag "launch $mode, run $r: array $j: $ran of $tasks ran, all after ${all} s, $lost lost, load max $load_max$locks"
-	echo "launch-$suite-$mode run=$r tasks=$tasks ran=$ran all_run_s=$all lost=$lost load_max=$load_max$locks" >>"$out"
+	echo "launch-$label-$mode run=$r tasks=$tasks ran=$ran all_run_s=$all lost=$lost load_max=$load_max$locks" >>"$out"
 	ct scancel "$j" >/dev/null 2>&1
 	wait_until 900 "the burst's $tasks tasks gone, epilogs included" job_gone "$j" ||
 		bail "array $j did not end"
@@ -103,7 +110,7 @@ launch_run() {
 }
 
 for r in $(seq "$rounds"); do
-	for m in none null plugin; do
+	for m in $modes; do
 		launch_run "$m" "$r"
 	done
 done
