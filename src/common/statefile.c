@@ -133,7 +133,6 @@ static int lock_bounded(struct statefile *sf, unsigned int timeout_ms)
 		if (flock(sf->lockfd, LOCK_EX | LOCK_NB) == 0) {
 			sf->locked_at_us = clock_us();
 			lock_times.wait_us += sf->locked_at_us - t0;
-			lock_times.taken++;
 			return 0;
 		}
 		if (errno != EWOULDBLOCK && errno != EINTR) {

@@ -39,7 +39,6 @@ struct statefile {
 struct lock_times {
 	long long wait_us;
 	long long held_us;
-	unsigned int taken;
 };
 void statefile_lock_times(struct lock_times *out);
 void statefile_lock_times_reset(void);
