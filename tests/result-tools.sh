@@ -1,7 +1,8 @@
 #!/bin/bash
 # The tools that close a run: tests/summary.sh (the "N passed, N failed,
-# N skipped" line) and tests/failures.sh (the failed points with their
-# diagnostics, at the end of CI's output), on made-up .trs and .log files.
+# N skipped" line), tests/failures.sh (the failed points with their
+# diagnostics, at the end of CI's output) and tests/slowest.sh (the
+# slowest scripts), on made-up .trs and .log files.
 . "${srcdir:-.}/tests/lib/tap.sh"
 src=${srcdir:-.}
 
@@ -54,4 +55,18 @@ ERROR: died - Bail out! the cluster did not start"
 is "failures: none, no output" "$(sh "$src/tests/failures.sh" "$tmp/good.trs")" ""
 is "failures: at most FAILURES_MAX lines" \
 	"$(FAILURES_MAX=2 sh "$src/tests/failures.sh" "$tmp/bad.trs" | wc -l)" 2
+
+# Wall times as done_testing writes them: the slowest first, a script
+# without the line left out.
+printf '# took 7 s\n1..3\n' >>"$tmp/good.log"
+printf '# took 12 s\n1..4\n' >>"$tmp/bad.log"
+is "slowest: the scripts by wall time, slowest first, one without a time left out" \
+	"$(sh "$src/tests/slowest.sh" "$tmp/good.trs" "$tmp/bad.trs" "$tmp/died.trs")" \
+	"$(printf '%6d s  %s\n%6d s  %s' 12 "$tmp/bad" 7 "$tmp/good")"
+is "slowest: at most SLOWEST_MAX lines" \
+	"$(SLOWEST_MAX=1 sh "$src/tests/slowest.sh" "$tmp/good.trs" "$tmp/bad.trs" | wc -l)" 1
+# done_testing writes the line itself, before the plan.
+out=$(bash -c '. "$1/tests/lib/tap.sh"; SECONDS=3; ok_if "one" true; done_testing' sh "$src")
+is "done_testing: the script's wall time, then the plan" "$(echo "$out" | tail -n 2)" "# took 3 s
+1..1"
 done_testing

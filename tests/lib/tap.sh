@@ -146,7 +146,10 @@ gone_within() {
 	! kill -0 "$2" 2>/dev/null
 }
 
+# done_testing: the plan, after the script's wall time as a comment
+# ("# took N s", bash's SECONDS since it started: tests/slowest.sh reads it).
 done_testing() {
+	echo "# took $SECONDS s"
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
 	exit $?
