@@ -109,13 +109,19 @@ fi
 
 # 7. A burst of 512 tasks at once on one node (bench/launch.sh, bookworm):
 # no plugin, the null plugin and this one, BENCH_LAUNCH_ROUNDS rounds
-# (default 3; 0 leaves it out).
+# (default 3; 0 leaves it out), with Slurm's default BatchStartTimeout and
+# then with each of BENCH_LAUNCH_BST (default 120; empty: none), the
+# setting that keeps a slow launch from being requeued.
 launch_rounds=${BENCH_LAUNCH_ROUNDS:-3}
+launch_bsts=${BENCH_LAUNCH_BST-120}
 launch_why=$sd_why
 if [ -z "$launch_why" ] && [ "$launch_rounds" -gt 0 ]; then
-	(cd "$builddir" && BENCH_OUT="$raw" LAUNCH_ROUNDS="$launch_rounds" "$here/launch.sh" bookworm \
-		> "$work/launch.log" 2>&1) ||
-		{ echo "launch failed:" >&2; tail -n 30 "$work/launch.log" >&2; }
+	for b in default $launch_bsts; do
+		[ "$b" = default ] && bv= || bv=$b
+		(cd "$builddir" && BENCH_OUT="$raw" LAUNCH_ROUNDS="$launch_rounds" LAUNCH_BATCH_START_TIMEOUT="$bv" \
+			"$here/launch.sh" bookworm > "$work/launch-$b.log" 2>&1) ||
+			{ echo "launch ($b) failed:" >&2; tail -n 30 "$work/launch-$b.log" >&2; }
+	done
 fi
 
 # Syscalls per hook: strace -c over N calls, minus a run with 0 calls.
@@ -321,18 +327,52 @@ else
 	cfg=$(grep "^launch-bookworm-config " "$raw" | tail -n 1)
 	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, the three alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold (ms, p50/p99/max):"
 	echo
-	echo "| plugin | run | ran | all ran after s | lost | load max | lock wait p50/p99/max | lock held p50/p99/max |"
-	echo "|---|---|---|---|---|---|---|---|"
-	for m in none null plugin; do
-		grep "^launch-bookworm-$m " "$raw" | while read -r _ line; do
-			f() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-			if [ "$m" = plugin ]; then
-				lw="$(f wait_p50)/$(f wait_p99)/$(f wait_max)" lh="$(f held_p50)/$(f held_p99)/$(f held_max)"
-			else
-				lw=- lh=-
-			fi
-			echo "| $m | $(f run) | $(f ran) of $(f tasks) | $(f all_run_s) | $(f lost) | $(f load_max) | $lw | $lh |"
+	echo "| BatchStartTimeout | plugin | run | ran | all ran after s | lost | load max | lock wait p50/p99/max | lock held p50/p99/max |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for b in default $launch_bsts; do
+		[ "$b" = default ] && label=bookworm || label=bookworm-bst$b
+		for m in none null plugin; do
+			grep "^launch-$label-$m " "$raw" | while read -r _ line; do
+				f() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+				if [ "$m" = plugin ]; then
+					lw="$(f wait_p50)/$(f wait_p99)/$(f wait_max)" lh="$(f held_p50)/$(f held_p99)/$(f held_max)"
+				else
+					lw=- lh=-
+				fi
+				echo "| $b | $m | $(f run) | $(f ran) of $(f tasks) | $(f all_run_s) | $(f lost) | $(f load_max) | $lw | $lh |"
+			done
 		done
+	done
+	echo
+	echo "Per variant over its runs: the median time until all ran (a run that never got there counts as longer than any), the tasks lost in all, and this plugin's median against the null plugin's (the goal: within 1.2x, no task lost that the null plugin does not lose):"
+	echo
+	echo "| BatchStartTimeout | plugin | runs | median all ran after s | lost in all | vs. null |"
+	echo "|---|---|---|---|---|---|"
+	for b in default $launch_bsts; do
+		[ "$b" = default ] && label=bookworm || label=bookworm-bst$b
+		for m in none null plugin; do
+			grep "^launch-$label-$m " "$raw"
+		done | awk -v b="$b" '
+			{ m = $1; sub(/.*-/, "", m); t = lost = ""
+			  for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "all_run_s") t = kv[2]; if (kv[1] == "lost") lost = kv[2] }
+			  n[m]++; v[m, n[m]] = (t == "timeout" ? 1e9 : t); l[m] += lost }
+			function med(m,   i, j, x, k) {
+				k = n[m]; for (i = 1; i <= k; i++) w[i] = v[m, i]
+				for (i = 2; i <= k; i++) { x = w[i]; for (j = i - 1; j > 0 && w[j] > x; j--) w[j + 1] = w[j]; w[j + 1] = x }
+				return (k % 2) ? w[(k + 1) / 2] : (w[k / 2] + w[k / 2 + 1]) / 2 }
+			function show(x) { return x >= 1e9 ? "not reached" : sprintf("%.1f", x) }
+			END {
+				split("none null plugin", ms, " ")
+				for (i = 1; i <= 3; i++) {
+					m = ms[i]; if (!n[m]) continue
+					vs = "-"
+					if (m == "plugin" && n["null"]) {
+						a = med("plugin"); z = med("null")
+						vs = (a >= 1e9 || z >= 1e9) ? "n/a" : sprintf("%.2fx", a / z)
+					}
+					printf "| %s | %s | %d | %s | %d | %s |\n", b, m, n[m], show(med(m)), l[m], vs
+				}
+			}'
 	done
 fi
 echo
