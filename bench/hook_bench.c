@@ -16,8 +16,10 @@
  * (DIR/shell-prolog.sh and DIR/shell-epilog.sh, run per call with fork +
  * exec as Slurm runs Prolog=/Epilog= scripts).
  *
- * ARGS are the plugstack arguments (state=..., systemctl=...). Prints one
- * line of figures per run. */
+ * ARGS are the plugstack arguments (state=..., systemctl=..., sets=...).
+ * An opted-in job's --ebpf value is BENCH_EBPF_VALUE (default empty: plain
+ * --ebpf; "io,sched,net" asks for three probe sets). Prints one line of
+ * figures per run. */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -42,6 +44,14 @@ typedef int (*hook_fn)(spank_t, int, char **);
 static hook_fn prolog, epilog;
 
 static char script_dir[512];
+
+/* The opted-in jobs' --ebpf value, as slurmstepd passes it. */
+static void opt_in(void)
+{
+	const char *v = getenv("BENCH_EBPF_VALUE");
+
+	setenv(OPTION_VAR, v ? v : "", 1);
+}
 
 /* The shell alternative: one fork + exec per hook, like slurmd's. */
 static int run_script(const char *name, int argc, char **argv)
@@ -164,7 +174,7 @@ int main(int argc, char **argv)
 
 		pargc = argc - 5;
 		pargv = argv + 5;
-		setenv(OPTION_VAR, "", 1);
+		opt_in();
 		call(prolog, 1, pargc, pargv); /* the anchor: the set stays busy */
 		/* All processes start their timed loops together, once set up. */
 		if (pipe(ready) < 0 || pipe(go) < 0 || pipe(done) < 0)
@@ -231,7 +241,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "noopt")) {
 		unsetenv(OPTION_VAR);
 	} else {
-		setenv(OPTION_VAR, "", 1);
+		opt_in();
 		if (!strcmp(mode, "join"))
 			call(prolog, 1, pargc, pargv); /* the anchor */
 	}

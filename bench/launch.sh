@@ -8,7 +8,8 @@
 # FirstJobId=10000000. Each run submits
 #   sbatch --array=1-LAUNCH_TASKS [--ebpf] --wrap 'touch MARK; sleep 300'
 # with no SPANK plugin, the null plugin (bench/spank_null.c) or this one
-# (mode=opt-in, start=wait, the stand-in exporter), the three alternated,
+# (mode=opt-in, start=wait, the stand-in exporter; and start=background),
+# alternated,
 # LAUNCH_ROUNDS (3) times each. A run ends once every task has run its
 # script (its mark) or after LAUNCH_DEADLINE (900) s; then the array is
 # cancelled and the node left idle. Appends one line per run to $BENCH_OUT:
@@ -17,7 +18,10 @@
 # lost: tasks slurmctld requeued because their batch step never started
 # ("missing from batch node"); wait/held: this plugin's state lock, from
 # its "prolog job N: done in X ms (state lock: waited W ms, held H ms)".
-# LAUNCH_MODES picks among none, null and plugin; LAUNCH_BATCH_START_TIMEOUT
+# LAUNCH_MODES picks among none, null, plugin and plugin_bg (this plugin
+# with start=background: no prolog waits for the exporter's start, which
+# the burst's other prologs do with start=wait, on the state lock); all
+# four by default. LAUNCH_BATCH_START_TIMEOUT
 # sets slurm.conf's BatchStartTimeout (Slurm's default: 10 s), and the
 # lines then read launch-SUITE-bstN-MODE.
 # Usage (root, from the top of a configured tree, after make check):
@@ -31,7 +35,7 @@ out=${BENCH_OUT:-/dev/null}
 tasks=${LAUNCH_TASKS:-512}
 rounds=${LAUNCH_ROUNDS:-3}
 deadline=${LAUNCH_DEADLINE:-900}
-modes=${LAUNCH_MODES:-none null plugin}
+modes=${LAUNCH_MODES:-none null plugin plugin_bg}
 bst=${LAUNCH_BATCH_START_TIMEOUT:-}
 label=$suite${bst:+-bst$bst}
 export SYSTEM_SLURMD_DEBUG=verbose
@@ -70,12 +74,14 @@ launch_pcts() {
 			printf "%s_p50=%s %s_p99=%s %s_max=%s", n, v[r50], n, v[r99], n, v[NR] }'
 }
 
-# launch_run MODE ROUND: one burst with MODE (none, null, plugin).
+# launch_run MODE ROUND: one burst with MODE (none, null, plugin,
+# plugin_bg: this plugin with start=background).
 launch_run() {
 	local mode=$1 r=$2 c j opt= t0 now ran=0 load load_max=0 all=timeout lost lines locks
 	case $mode in
 	none | null) _pace_plugin "$mode" ;;
 	plugin) _pace_plugin mode=opt-in start=wait linger=0 && opt=--ebpf ;;
+	plugin_bg) _pace_plugin mode=opt-in start=background linger=0 && opt=--ebpf ;;
 	esac
 	rm -f "$NODE_ROOT$JOB_MARKS"/launch-*
 	c=$(journal_mark)
@@ -96,7 +102,7 @@ launch_run() {
 	lines=$(slurmctld_log_since "$c")
 	lost=$(printf '%s\n' "$lines" | grep 'missing from batch node' | grep -o 'JobId=[0-9_]*' | sort -u | grep -c .)
 	locks=
-	if [ "$mode" = plugin ]; then
+	if [ "$mode" != none ] && [ "$mode" != null ]; then
 		lines=$(plugin_log_since "$c" | sed -n 's/.*prolog job [0-9]*: done in [0-9.]* ms (state lock: waited \([0-9.]*\) ms, held \([0-9.]*\) ms).*/\1 \2/p')
 		locks=" $(printf '%s\n' "$lines" | awk 'NF { print $1 }' | launch_pcts wait) $(printf '%s\n' "$lines" | awk 'NF { print $2 }' | launch_pcts held) prologs=$(printf '%s\n' "$lines" | grep -c .)"
 	fi

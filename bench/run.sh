@@ -13,6 +13,27 @@ work=$(mktemp -d /dev/shm/spank-ebpf-bench.XXXXXX 2>/dev/null || mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 args="state=$work/state systemctl=/bin/true"
+# Probe sets (issue 20): three sets, the job holding the default one
+# (plain --ebpf) or all three (--ebpf=io,sched,net); a state file of
+# their own. No exporter runs: the hooks' own cost, as in (b) and (c).
+cat > "$work/sets.conf" <<EOT
+default = io
+textfile = none
+[io]
+description = Block I/O
+configs = spank-io
+listen = 127.0.0.1:9441
+[sched]
+description = Run queue
+configs = spank-sched
+listen = 127.0.0.1:9442
+[net]
+description = TCP and OOM kills
+configs = spank-net,spank-oom
+listen = 127.0.0.1:9443
+EOT
+chmod 0644 "$work/sets.conf"
+sargs="state=$work/sstate systemctl=/bin/true sets=$work/sets.conf"
 raw=$work/raw
 null=$builddir/bench/.libs/spank_null.so
 # BENCH_QUICK=1 (tests/bench.sh): a twentieth of the iterations, 20 jobs
@@ -38,6 +59,19 @@ echo "- kernel: $(uname -r); state file on $(df -T "$work" | awk 'NR==2 {print $
 echo "- plugin: $so ($(ls -l "$so" | awk '{print $5}') bytes); $runs runs each"
 echo
 
+# pair_ratio A B: the median prolog + epilog of A over that of B ("1.04x").
+pair_ratio() {
+	awk -v a="$(med_pair "$1")" -v b="$(med_pair "$2")" \
+		'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "n/a" }'
+}
+
+# med_pair NAME: the median over the runs of NAME of prolog_ns + epilog_ns.
+med_pair() {
+	grep "^$1 " "$raw" | awk '{ p = e = 0
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "prolog_ns") p = kv[2]; if (kv[1] == "epilog_ns") e = kv[2] }
+		print p + e }' | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # stat NAME FIELD: median and min-max of FIELD over the runs of NAME
 # (whole numbers from 10000 up, so that no figure prints as 2.1e+06).
 stat() {
@@ -55,6 +89,10 @@ for r in $(seq "$runs"); do
 	"$hb" "$so" noopt "$(it 200000)" $args >> "$raw"
 	"$hb" "$so" join "$(it 20000)" $args >> "$raw"
 	"$hb" "$so" cycle "$(it 500)" $args >> "$raw"
+	"$hb" "$so" join "$(it 20000)" $sargs | sed 's/^/sets1-/' >> "$raw"
+	BENCH_EBPF_VALUE=io,sched,net "$hb" "$so" join "$(it 20000)" $sargs | sed 's/^/sets3-/' >> "$raw"
+	"$hb" "$so" cycle "$(it 500)" $sargs | sed 's/^/sets1-/' >> "$raw"
+	BENCH_EBPF_VALUE=io,sched,net "$hb" "$so" cycle "$(it 500)" $sargs | sed 's/^/sets3-/' >> "$raw"
 	"$hb" "shell:$here" noopt "$(it 300)" $args | sed 's/^/shell-/' >> "$raw"
 	"$hb" "shell:$here" join "$(it 300)" $args | sed 's/^/shell-/' >> "$raw"
 	"$hb" "shell:$here" cycle "$(it 100)" $args | sed 's/^/shell-/' >> "$raw"
@@ -147,6 +185,12 @@ cat <<EOT
 | (a) job without --ebpf, opt-in | $(stat noopt prolog_ns) | $(stat noopt epilog_ns) | $sc_noopt |
 | (b) opted-in job joining a busy set | $(stat join prolog_ns) | $(stat join epilog_ns) | $sc_join |
 | (c) idle -> busy -> idle, no-op systemctl | $(stat cycle prolog_ns) | $(stat cycle epilog_ns) | $sc_cycle |
+| (d) as (b), with probe sets: plain --ebpf (the default set) | $(stat sets1-join prolog_ns) | $(stat sets1-join epilog_ns) | |
+| (e) as (b), --ebpf=io,sched,net (three sets) | $(stat sets3-join prolog_ns) | $(stat sets3-join epilog_ns) | |
+| (f) as (c), with probe sets: plain --ebpf | $(stat sets1-cycle prolog_ns) | $(stat sets1-cycle epilog_ns) | |
+| (g) as (c), --ebpf=io,sched,net (three instances started, then stopped) | $(stat sets3-cycle prolog_ns) | $(stat sets3-cycle epilog_ns) | |
+
+Probe sets (medians, prolog + epilog): plain --ebpf with sets against without (d/b) $(pair_ratio sets1-join join), three sets against one (e/d) $(pair_ratio sets3-join sets1-join); with the transitions, (f/c) $(pair_ratio sets1-cycle cycle), (g/f) $(pair_ratio sets3-cycle sets1-cycle).
 
 Loading the .so, as each prolog and epilog process does (dlopen + dlsym + dlclose, ns): the plugin $(stat load load_ns), the null plugin of part 3 $(stat null-load load_ns).
 
@@ -325,22 +369,28 @@ elif [ "$launch_rounds" -eq 0 ]; then
 	echo "Left out (BENCH_LAUNCH_ROUNDS=0; the quick form always leaves it out: it boots a node for 512 tasks)."
 else
 	cfg=$(grep "^launch-bookworm-config " "$raw" | tail -n 1)
-	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, the three alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold (ms, p50/p99/max):"
+	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, no SPANK plugin (none), the null plugin (null), this plugin with start=wait (plugin) and with start=background (plugin_bg), alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold (ms, p50/p99/max):"
 	echo
 	echo "| BatchStartTimeout | plugin | run | ran | all ran after s | lost | load max | lock wait p50/p99/max | lock held p50/p99/max |"
 	echo "|---|---|---|---|---|---|---|---|---|"
+	# launch_lines B: the raw lines of BatchStartTimeout B's runs, by
+	# variant (none, null, plugin).
+	launch_lines() {
+		[ "$1" = default ] && label=bookworm || label=bookworm-bst$1
+		for m in none null plugin plugin_bg; do
+			grep "^launch-$label-$m " "$raw"
+		done
+	}
 	for b in default $launch_bsts; do
-		[ "$b" = default ] && label=bookworm || label=bookworm-bst$b
-		for m in none null plugin; do
-			grep "^launch-$label-$m " "$raw" | while read -r _ line; do
-				f() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-				if [ "$m" = plugin ]; then
-					lw="$(f wait_p50)/$(f wait_p99)/$(f wait_max)" lh="$(f held_p50)/$(f held_p99)/$(f held_max)"
-				else
-					lw=- lh=-
-				fi
-				echo "| $b | $m | $(f run) | $(f ran) of $(f tasks) | $(f all_run_s) | $(f lost) | $(f load_max) | $lw | $lh |"
-			done
+		launch_lines "$b" | while read -r name line; do
+			m=${name##*-}
+			f() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+			if [ "$m" = plugin ] || [ "$m" = plugin_bg ]; then
+				lw="$(f wait_p50)/$(f wait_p99)/$(f wait_max)" lh="$(f held_p50)/$(f held_p99)/$(f held_max)"
+			else
+				lw=- lh=-
+			fi
+			echo "| $b | $m | $(f run) | $(f ran) of $(f tasks) | $(f all_run_s) | $(f lost) | $(f load_max) | $lw | $lh |"
 		done
 	done
 	echo
@@ -349,10 +399,7 @@ else
 	echo "| BatchStartTimeout | plugin | runs | median all ran after s | lost in all | vs. null |"
 	echo "|---|---|---|---|---|---|"
 	for b in default $launch_bsts; do
-		[ "$b" = default ] && label=bookworm || label=bookworm-bst$b
-		for m in none null plugin; do
-			grep "^launch-$label-$m " "$raw"
-		done | awk -v b="$b" '
+		launch_lines "$b" | awk -v b="$b" '
 			{ m = $1; sub(/.*-/, "", m); t = lost = ""
 			  for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "all_run_s") t = kv[2]; if (kv[1] == "lost") lost = kv[2] }
 			  n[m]++; v[m, n[m]] = (t == "timeout" ? 1e9 : t); l[m] += lost }
@@ -362,12 +409,12 @@ else
 				return (k % 2) ? w[(k + 1) / 2] : (w[k / 2] + w[k / 2 + 1]) / 2 }
 			function show(x) { return x >= 1e9 ? "not reached" : sprintf("%.1f", x) }
 			END {
-				split("none null plugin", ms, " ")
-				for (i = 1; i <= 3; i++) {
+				split("none null plugin plugin_bg", ms, " ")
+				for (i = 1; i <= 4; i++) {
 					m = ms[i]; if (!n[m]) continue
 					vs = "-"
-					if (m == "plugin" && n["null"]) {
-						a = med("plugin"); z = med("null")
+					if (m ~ /^plugin/ && n["null"]) {
+						a = med(m); z = med("null")
 						vs = (a >= 1e9 || z >= 1e9) ? "n/a" : sprintf("%.2fx", a / z)
 					}
 					printf "| %s | %s | %d | %s | %d | %s |\n", b, m, n[m], show(med(m)), l[m], vs
