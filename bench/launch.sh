@@ -14,10 +14,12 @@
 # script (its mark) or after LAUNCH_DEADLINE (900) s; then the array is
 # cancelled and the node left idle. Appends one line per run to $BENCH_OUT:
 #   launch-SUITE-MODE run=R tasks=N ran=N all_run_s=S lost=N load_max=L
-#     [wait_p50=.. wait_p99=.. wait_max=.. held_p50=.. held_p99=.. held_max=..]
+#     [wait_p50=.. wait_p99=.. wait_max=.. held_p50=.. held_p99=.. held_max=..
+#      prolog_p50=.. prolog_p99=.. prolog_max=.. prologs=N]
 # lost: tasks slurmctld requeued because their batch step never started
-# ("missing from batch node"); wait/held: this plugin's state lock, from
-# its "prolog job N: done in X ms (state lock: waited W ms, held H ms)".
+# ("missing from batch node"); wait/held: this plugin's state lock, and
+# prolog: its whole prolog, from its "prolog job N: done in X ms (state
+# lock: waited W ms, held H ms)".
 # LAUNCH_MODES picks among none, null, plugin, plugin_bg (this plugin
 # with start=background: no prolog waits for the exporter's start, which
 # the burst's other prologs do with start=wait, on the state lock) and
@@ -112,8 +114,8 @@ launch_run() {
 	lost=$(printf '%s\n' "$lines" | grep 'missing from batch node' | grep -o 'JobId=[0-9_]*' | sort -u | grep -c .)
 	locks=
 	if [ "$mode" != none ] && [ "$mode" != null ]; then
-		lines=$(plugin_log_since "$c" | sed -n 's/.*prolog job [0-9]*: done in [0-9.]* ms (state lock: waited \([0-9.]*\) ms, held \([0-9.]*\) ms).*/\1 \2/p')
-		locks=" $(printf '%s\n' "$lines" | awk 'NF { print $1 }' | launch_pcts wait) $(printf '%s\n' "$lines" | awk 'NF { print $2 }' | launch_pcts held) prologs=$(printf '%s\n' "$lines" | grep -c .)"
+		lines=$(plugin_log_since "$c" | sed -n 's/.*prolog job [0-9]*: done in \([0-9.]*\) ms (state lock: waited \([0-9.]*\) ms, held \([0-9.]*\) ms).*/\1 \2 \3/p')
+		locks=" $(printf '%s\n' "$lines" | awk 'NF { print $2 }' | launch_pcts wait) $(printf '%s\n' "$lines" | awk 'NF { print $3 }' | launch_pcts held) $(printf '%s\n' "$lines" | awk 'NF { print $1 }' | launch_pcts prolog) prologs=$(printf '%s\n' "$lines" | grep -c .)"
 	fi
 	diag "launch $mode, run $r: array $j: $ran of $tasks ran, all after ${all} s, $lost lost, load max $load_max$locks"
 	echo "launch-$label-$mode run=$r tasks=$tasks ran=$ran all_run_s=$all lost=$lost load_max=$load_max$locks" >>"$out"

@@ -369,10 +369,10 @@ elif [ "$launch_rounds" -eq 0 ]; then
 	echo "Left out (BENCH_LAUNCH_ROUNDS=0; the quick form always leaves it out: it boots a node for 512 tasks)."
 else
 	cfg=$(grep "^launch-bookworm-config " "$raw" | tail -n 1)
-	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, no SPANK plugin (none), the null plugin (null), this plugin with start=wait (plugin), with start=background (plugin_bg) and with cloudflare's ebpf_exporter instead of the stand-in (plugin_real), alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold (ms, p50/p99/max):"
+	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, no SPANK plugin (none), the null plugin (null), this plugin with start=wait (plugin), with start=background (plugin_bg) and with cloudflare's ebpf_exporter instead of the stand-in (plugin_real), alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold and the whole prolog (ms, p50/p99/max):"
 	echo
-	echo "| BatchStartTimeout | plugin | run | ran | all ran after s | lost | load max | lock wait p50/p99/max | lock held p50/p99/max |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| BatchStartTimeout | plugin | run | ran | all ran after s | lost | load max | lock wait p50/p99/max | lock held p50/p99/max | prolog p50/p99/max |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	# launch_lines B: the raw lines of BatchStartTimeout B's runs, by
 	# variant (none, null, plugin).
 	launch_lines() {
@@ -387,10 +387,11 @@ else
 			f() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 			if [ "${m#plugin}" != "$m" ]; then
 				lw="$(f wait_p50)/$(f wait_p99)/$(f wait_max)" lh="$(f held_p50)/$(f held_p99)/$(f held_max)"
+				lp="$(f prolog_p50)/$(f prolog_p99)/$(f prolog_max)"
 			else
-				lw=- lh=-
+				lw=- lh=- lp=-
 			fi
-			echo "| $b | $m | $(f run) | $(f ran) of $(f tasks) | $(f all_run_s) | $(f lost) | $(f load_max) | $lw | $lh |"
+			echo "| $b | $m | $(f run) | $(f ran) of $(f tasks) | $(f all_run_s) | $(f lost) | $(f load_max) | $lw | $lh | $lp |"
 		done
 	done
 	echo
