@@ -23,8 +23,10 @@
 # LAUNCH_MODES picks among none, null, plugin, plugin_bg (this plugin
 # with start=background: no prolog waits for the exporter's start, which
 # the burst's other prologs do with start=wait, on the state lock) and
-# plugin_real (the real exporter, whose start is about 0.4 s against the
-# stand-in's 2); all five by default. LAUNCH_BATCH_START_TIMEOUT
+# plugin_noexp (systemctl=/bin/true: the plugin's prologs, state and lock
+# without an exporter starting or probing) and plugin_real (the real
+# exporter, whose start is about 0.4 s against the stand-in's 2, and
+# whose syscalls config runs on every system call); all six by default. LAUNCH_BATCH_START_TIMEOUT
 # sets slurm.conf's BatchStartTimeout (Slurm's default: 10 s), and the
 # lines then read launch-SUITE-bstN-MODE.
 # Usage (root, from the top of a configured tree, after make check):
@@ -38,7 +40,7 @@ out=${BENCH_OUT:-/dev/null}
 tasks=${LAUNCH_TASKS:-512}
 rounds=${LAUNCH_ROUNDS:-3}
 deadline=${LAUNCH_DEADLINE:-900}
-modes=${LAUNCH_MODES:-none null plugin plugin_bg plugin_real}
+modes=${LAUNCH_MODES:-none null plugin plugin_bg plugin_noexp plugin_real}
 bst=${LAUNCH_BATCH_START_TIMEOUT:-}
 label=$suite${bst:+-bst$bst}
 export SYSTEM_SLURMD_DEBUG=verbose
@@ -79,15 +81,18 @@ launch_pcts() {
 }
 
 # launch_run MODE ROUND: one burst with MODE (none, null, plugin,
-# plugin_bg: this plugin with start=background; plugin_real: start=wait
-# with cloudflare's ebpf_exporter under the packages' example unit, as
-# tests/system/real.sh installs it, instead of the stand-in).
+# plugin_bg: this plugin with start=background; plugin_noexp: start=wait
+# with systemctl=/bin/true, the plugin's own work without any exporter;
+# plugin_real: start=wait with cloudflare's ebpf_exporter under the
+# packages' example unit, as tests/system/real.sh installs it, instead of
+# the stand-in).
 launch_run() {
 	local mode=$1 r=$2 c j opt= t0 now ran=0 load load_max=0 all=timeout lost lines locks
 	case $mode in
 	none | null) _pace_plugin "$mode" ;;
 	plugin) _pace_plugin mode=opt-in start=wait linger=0 && opt=--ebpf ;;
 	plugin_bg) _pace_plugin mode=opt-in start=background linger=0 && opt=--ebpf ;;
+	plugin_noexp) _pace_plugin mode=opt-in start=wait linger=0 systemctl=/bin/true && opt=--ebpf ;;
 	plugin_real)
 		_real_have || bail "no cached ebpf_exporter (tests/exporter/build.sh)"
 		real_setup
