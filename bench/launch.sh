@@ -23,10 +23,12 @@
 # LAUNCH_MODES picks among none, null, plugin, plugin_bg (this plugin
 # with start=background: no prolog waits for the exporter's start, which
 # the burst's other prologs do with start=wait, on the state lock) and
-# plugin_noexp (systemctl=/bin/true: the plugin's prologs, state and lock
-# without an exporter starting or probing) and plugin_real (the real
+# plugin_noexp (systemctl=/bin/true: no exporter, but every prolog asks
+# whether it runs, an exec under the lock), plugin_idle (a unit that only
+# sleeps: the plugin's prologs, state and lock without an exporter
+# starting or probing) and plugin_real (the real
 # exporter, whose start is about 0.4 s against the stand-in's 2, and
-# whose syscalls config runs on every system call); all six by default. LAUNCH_BATCH_START_TIMEOUT
+# whose syscalls config runs on every system call); all seven by default. LAUNCH_BATCH_START_TIMEOUT
 # sets slurm.conf's BatchStartTimeout (Slurm's default: 10 s), and the
 # lines then read launch-SUITE-bstN-MODE.
 # Usage (root, from the top of a configured tree, after make check):
@@ -40,7 +42,7 @@ out=${BENCH_OUT:-/dev/null}
 tasks=${LAUNCH_TASKS:-512}
 rounds=${LAUNCH_ROUNDS:-3}
 deadline=${LAUNCH_DEADLINE:-900}
-modes=${LAUNCH_MODES:-none null plugin plugin_bg plugin_noexp plugin_real}
+modes=${LAUNCH_MODES:-none null plugin plugin_bg plugin_noexp plugin_idle plugin_real}
 bst=${LAUNCH_BATCH_START_TIMEOUT:-}
 label=$suite${bst:+-bst$bst}
 export SYSTEM_SLURMD_DEBUG=verbose
@@ -82,7 +84,9 @@ launch_pcts() {
 
 # launch_run MODE ROUND: one burst with MODE (none, null, plugin,
 # plugin_bg: this plugin with start=background; plugin_noexp: start=wait
-# with systemctl=/bin/true, the plugin's own work without any exporter;
+# with systemctl=/bin/true (no unit, so every prolog asks "systemctl"
+# whether it runs); plugin_idle: start=wait with a unit that only sleeps,
+# the plugin's own work without an exporter's;
 # plugin_real: start=wait with cloudflare's ebpf_exporter under the
 # packages' example unit, as tests/system/real.sh installs it, instead of
 # the stand-in).
@@ -93,6 +97,14 @@ launch_run() {
 	plugin) _pace_plugin mode=opt-in start=wait linger=0 && opt=--ebpf ;;
 	plugin_bg) _pace_plugin mode=opt-in start=background linger=0 && opt=--ebpf ;;
 	plugin_noexp) _pace_plugin mode=opt-in start=wait linger=0 systemctl=/bin/true && opt=--ebpf ;;
+	plugin_idle)
+		# The unit runs a process that does nothing: systemd starts it
+		# at once, and there is a cgroup for the plugin to find.
+		printf '[Unit]\nDescription=idle stand-in for bench/launch.sh\n[Service]\nExecStart=/bin/sleep infinity\n' \
+			>"$NODE_ROOT/etc/systemd/system/$SYS_UNIT"
+		ct systemctl daemon-reload
+		_pace_plugin mode=opt-in start=wait linger=0 && opt=--ebpf
+		;;
 	plugin_real)
 		_real_have || bail "no cached ebpf_exporter (tests/exporter/build.sh)"
 		real_setup
@@ -129,7 +141,7 @@ launch_run() {
 		bail "array $j did not end"
 	wait_until 120 "an idle node" unit_stopped || bail "the exporter did not stop"
 	wait_until 120 "node $NODE idle" node_usable || bail "the node did not come back"
-	if [ "$mode" = plugin_real ]; then
+	if [ "$mode" = plugin_real ] || [ "$mode" = plugin_idle ]; then
 		# The stand-in back, for the other variants.
 		install -m 0644 "$SYS_FILES/ebpf_exporter.service" "$NODE_ROOT/etc/systemd/system/$SYS_UNIT"
 		ct systemctl daemon-reload

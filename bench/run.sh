@@ -369,7 +369,7 @@ elif [ "$launch_rounds" -eq 0 ]; then
 	echo "Left out (BENCH_LAUNCH_ROUNDS=0; the quick form always leaves it out: it boots a node for 512 tasks)."
 else
 	cfg=$(grep "^launch-bookworm-config " "$raw" | tail -n 1)
-	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, no SPANK plugin (none), the null plugin (null), this plugin with start=wait (plugin), with start=background (plugin_bg), with systemctl=/bin/true and so no exporter at all (plugin_noexp) and with cloudflare's ebpf_exporter instead of the stand-in (plugin_real), alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold and the whole prolog (ms, p50/p99/max):"
+	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, no SPANK plugin (none), the null plugin (null), this plugin with start=wait (plugin), with start=background (plugin_bg), with systemctl=/bin/true and so no exporter at all (plugin_noexp), with a unit that only sleeps (plugin_idle) and with cloudflare's ebpf_exporter instead of the stand-in (plugin_real), alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold and the whole prolog (ms, p50/p99/max):"
 	echo
 	echo "| BatchStartTimeout | plugin | run | ran | all ran after s | lost | load max | lock wait p50/p99/max | lock held p50/p99/max | prolog p50/p99/max |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -377,7 +377,7 @@ else
 	# variant (none, null, plugin).
 	launch_lines() {
 		[ "$1" = default ] && label=bookworm || label=bookworm-bst$1
-		for m in none null plugin plugin_bg plugin_noexp plugin_real; do
+		for m in none null plugin plugin_bg plugin_noexp plugin_idle plugin_real; do
 			grep "^launch-$label-$m " "$raw"
 		done
 	}
@@ -410,8 +410,8 @@ else
 				return (k % 2) ? w[(k + 1) / 2] : (w[k / 2] + w[k / 2 + 1]) / 2 }
 			function show(x) { return x >= 1e9 ? "not reached" : sprintf("%.1f", x) }
 			END {
-				split("none null plugin plugin_bg plugin_noexp plugin_real", ms, " ")
-				for (i = 1; i <= 6; i++) {
+				split("none null plugin plugin_bg plugin_noexp plugin_idle plugin_real", ms, " ")
+				for (i = 1; i <= 7; i++) {
 					m = ms[i]; if (!n[m]) continue
 					vs = "-"
 					if (m ~ /^plugin/ && n["null"]) {
