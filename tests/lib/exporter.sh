@@ -21,8 +21,9 @@ is_active() {
 	ct systemctl is-active "$SYS_UNIT" 2>/dev/null
 }
 
+# unit_main_pid [UNIT]: its main process (0 when none).
 unit_main_pid() {
-	ct systemctl show -p MainPID --value "$SYS_UNIT"
+	ct systemctl show -p MainPID --value "${1:-$SYS_UNIT}"
 }
 
 # A state systemd is moving the unit out of: reading it is no answer yet

@@ -288,3 +288,101 @@ scn_real_faults() {
 	_real_fault confdir "$SYS_EXPORTER_CONFDIR"
 	real_teardown
 }
+
+# The sets file scn_real_sets declares: two of the probes package's
+# configs as two sets, each on its own port, no linger.
+SYS_SETS_FILE=/etc/slurm/spank_ebpf_sets.conf
+_real_sets_file() {
+	cat <<EOT
+default = io
+textfile = none
+
+[io]
+description = Block I/O latency and bytes of the job
+configs = spank-io
+listen = 127.0.0.1:9441
+linger = 0
+
+[sched]
+description = Run-queue latency of the job's threads
+configs = spank-sched
+listen = 127.0.0.1:9442
+linger = 0
+EOT
+}
+
+# set_configs PORT: the configs the exporter on PORT has enabled, sorted,
+# space-separated ("down" when nothing answers).
+set_configs() {
+	local m
+	m=$(SYS_STANDIN_PORT=$1 metrics)
+	[ -n "$m" ] || { echo down; return 0; }
+	printf '%s\n' "$m" | sed -n 's/^ebpf_exporter_enabled_configs{name="\([^"]*\)"} 1$/\1/p' |
+		sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# inst_states: "io=STATE sched=STATE", each settled first.
+inst_states() {
+	echo "io=$(settled_unit_state spank-ebpf-exporter@io.service) sched=$(settled_unit_state spank-ebpf-exporter@sched.service)"
+}
+
+# Probe sets with the real exporter and the probes package's configs, run
+# by the compute package's template unit (spank-ebpf exporter SET, then
+# spank-ebpf admit SET): a job asking --ebpf=io,sched starts both
+# instances, each serving only its own set's config; a job asking
+# --ebpf=sched beside it joins the running sched instance (same process);
+# the first job's end stops io only, the second's sched.
+scn_real_sets() {
+	local c a b pid log
+	_real_have || return 0
+	real_setup
+	_real_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
+	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+	like "real sets: spank-ebpf check-config accepts the sets file" \
+		"$(ct "$SYS_ADMIN_CMD" check-config --sets "$SYS_SETS_FILE" 2>&1)" 'probe sets: io, sched'
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	sys_restart_slurmd || bail "slurmd did not restart with sets="
+	c=$(journal_mark)
+	a=$(submit_work rsa --ebpf=io,sched) || { is "real sets: sbatch --ebpf=io,sched accepted" no yes; return; }
+	wait_started rsa
+	is "real sets: job A (io,sched) runs with both instances up" "$(job_state "$a"); $(inst_states)" \
+		"RUNNING; io=active sched=active"
+	is "real sets: io's exporter (127.0.0.1:9441) serves only spank-io" "$(set_configs 9441)" spank-io
+	is "real sets: sched's exporter (127.0.0.1:9442) serves only spank-sched" "$(set_configs 9442)" spank-sched
+	is "real sets: no other instance" \
+		"$(ct systemctl list-units --no-legend --plain 'spank-ebpf-exporter@*' | awk '{print $1}' | sort | tr '\n' ' ')" \
+		"spank-ebpf-exporter@io.service spank-ebpf-exporter@sched.service "
+	like "real sets: the instance runs the real exporter as its main process" \
+		"$(ct sh -c 'readlink /proc/$(systemctl show -p MainPID --value spank-ebpf-exporter@io.service)/exe' 2>&1)" \
+		"^$SYS_EXPORTER_PATH\$"
+	pid=$(unit_main_pid spank-ebpf-exporter@sched.service)
+	b=$(submit_work rsb --ebpf=sched) || { is "real sets: sbatch --ebpf=sched accepted" no yes; return; }
+	wait_started rsb
+	is "real sets: job B (sched) joins: sched's process unchanged, io still up" \
+		"$(unit_main_pid spank-ebpf-exporter@sched.service); $(inst_states)" "$pid; io=active sched=active"
+	diag "real sets: spank-ebpf status: $(ct "$SYS_ADMIN_CMD" status 2>&1 | tr '\n' '|')"
+	release rsa
+	wait_job_done "$a"
+	is "real sets: after job A: io stopped, sched still up in the same process" \
+		"$(inst_states); $(unit_main_pid spank-ebpf-exporter@sched.service)" "io=inactive sched=active; $pid"
+	is "real sets: io's port refuses, sched's serves spank-sched" "$(set_configs 9441); $(set_configs 9442)" \
+		"down; spank-sched"
+	release rsb
+	wait_job_done "$b"
+	is "real sets: after job B: both stopped, both ports refuse" \
+		"$(inst_states); $(set_configs 9441); $(set_configs 9442)" "io=inactive sched=inactive; down; down"
+	is "real sets: io started once and stopped once" \
+		"$(unit_jobs_since "$c" spank-ebpf-exporter@io.service)" "start stop"
+	is "real sets: sched started once and stopped once, across both jobs" \
+		"$(unit_jobs_since "$c" spank-ebpf-exporter@sched.service)" "start stop"
+	is "real sets: both stops succeeded" \
+		"$(ct systemctl show -p Result --value spank-ebpf-exporter@io.service) $(ct systemctl show -p Result --value spank-ebpf-exporter@sched.service)" \
+		"success success"
+	is "real sets: both jobs completed" "$(job_state "$a") $(job_state "$b")" "COMPLETED COMPLETED"
+	log=$(plugin_log_since "$c")
+	diag "real sets: plugin lines: $(echo "$log" | tr '\n' '|')"
+	plugin_args mode=opt-in
+	sys_restart_slurmd || bail "slurmd did not restart without sets="
+	rm -f "$NODE_ROOT$SYS_SETS_FILE"
+	real_teardown
+}
