@@ -20,10 +20,15 @@ SYS_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # stand-in's tools, the build tools (the Build-Depends of
 # packaging/debian/control are added by sys_cache), and what Ansible needs
 # on a managed host (sshd, python3, python3-apt for its apt module:
-# tests/cluster/ansible.sh).
+# tests/cluster/ansible.sh), and the monitoring the job metrics' end to end
+# starts, with the firewall it applies (tests/system/jobmetrics.sh; the
+# services left disabled: see sys_cache).
 SYS_PKGS="systemd systemd-sysv dbus munge slurmd slurmctld slurm-client
 bpftrace bpftool socat procps build-essential dpkg-dev debhelper fakeroot
-openssh-server python3 python3-apt"
+openssh-server python3 python3-apt prometheus prometheus-node-exporter nftables"
+# Enabled by their packages, but only the scenario that needs them starts
+# them (on its own ports): no other suite's node runs them.
+SYS_DISABLED_UNITS="prometheus.service prometheus-node-exporter.service"
 
 # The URI of the Debian archive apt uses on this host: the source of the
 # host's own release (VERSION_CODENAME) in /etc/apt/sources.list,
@@ -104,7 +109,7 @@ sys_cache() {
 }
 
 _sys_cache_locked() {
-	local dir=$SYS_CACHE/$SUITE key mirror new t0 age
+	local dir=$SYS_CACHE/$SUITE key mirror new t0 age u
 	ROOTFS=$dir/root
 	key=$(_sys_cache_key)
 	if [ -z "${SYSTEM_REFRESH:-}" ] && [ -f "$dir/stamp" ] &&
@@ -139,6 +144,9 @@ _sys_cache_locked() {
 		show "$(tail -n 20 "$new/apt.log")"
 		bail "apt-get install in the $SUITE root filesystem failed (log: $new/apt.log)"
 	fi
+	for u in $SYS_DISABLED_UNITS; do
+		find "$new/root/etc/systemd/system" -name "$u" -type l -delete
+	done
 	echo "$key" >"$new/stamp"
 	rm -rf "$dir"
 	mv "$new" "$dir"

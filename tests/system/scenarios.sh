@@ -320,7 +320,8 @@ scn_template() {
 	ct systemctl daemon-reload
 }
 
-# sys_main SUITE: the whole run for one release. SYSTEM_SCENARIOS (names
+# sys_main SUITE: the whole run for one release: every release's
+# scenarios, then SYS_MORE_SCENARIOS (its own). SYSTEM_SCENARIOS (names
 # without scn_, space-separated) picks a subset by hand.
 sys_main() {
 	local c s
@@ -337,7 +338,7 @@ sys_main() {
 	scn_installed "$c"
 	SYS_SCN_MARK=$(journal_mark)
 	scn_no_job
-	for s in ${SYSTEM_SCENARIOS:-timer sbatch overlap template neutral_and_always broken_unit killed_restart alloc linger background both_faces runinjob real real_faults}; do
+	for s in ${SYSTEM_SCENARIOS:-timer sbatch overlap template neutral_and_always broken_unit killed_restart alloc linger background both_faces runinjob real real_faults ${SYS_MORE_SCENARIOS:-}}; do
 		"scn_$s"
 		diag "$SUITE: scn_$s done after $(sys_elapsed) s"
 	done

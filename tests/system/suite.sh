@@ -4,17 +4,24 @@
 . "${srcdir:-.}/tests/system/scenarios.sh"
 . "${srcdir:-.}/tests/system/pace.sh"
 . "${srcdir:-.}/tests/system/real.sh"
+. "${srcdir:-.}/tests/system/jobmetrics.sh"
 
 # system_suite RELEASE
 system_suite() {
 	case $1 in
-	bookworm) ;;
+	# Probe sets with the real exporter on the oldest and the newest
+	# Slurm (--ebpf=SET is parsed by each release's option code), and
+	# the job metrics' end to end (Prometheus, node_exporter) on one
+	# release: what it checks is the probes' and the plugin's, the same
+	# on every release, and it takes a minute or two.
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's
 		# lines (errors included) show up only with SlurmdSyslogDebug
 		# (docs/OPERATING.md, "Logging").
 		export SYSTEM_SLURMD_SYSLOG_DEBUG=${SYSTEM_SLURMD_SYSLOG_DEBUG-info}
+		[ "$1" != sid ] || SYS_MORE_SCENARIOS=real_sets
 		;;
 	esac
 	sys_main "$1"

@@ -1,0 +1,244 @@
+# Job-level metrics end to end (sourced after real.sh): the real exporter
+# running the probes package's spank-io config for the io set, Debian's
+# prometheus-node-exporter (textfile collector) and Prometheus, all in the
+# container, Prometheus scraping both; PromQL through Prometheus' HTTP API.
+#
+# Slurm here tracks jobs without cgroups (proctrack/linuxproc; this kind
+# of machine's controllers are on cgroup v1), so THE TEST MAKES each job's
+# cgroup v2 directory in Slurm's layout
+# (system.slice/slurmstepd.scope/job_<id>/step_batch/user/task_0, under the
+# container's cgroup2 mount) and moves the job's payload into it, as
+# slurmstepd would; the kernel then attributes the job's I/O to it. The
+# points say so ("cgroup made by the test").
+
+JM_TEXTFILE=/var/lib/prometheus/node-exporter
+JM_PROM=127.0.0.1:19090
+JM_NODE=127.0.0.1:19100
+JM_IO=127.0.0.1:9441
+JM_OTHER=sse-other
+
+# The container's cgroup2 hierarchy: /sys/fs/cgroup/unified (hybrid) or
+# /sys/fs/cgroup.
+_jm_cgroup2() {
+	if ct test -e /sys/fs/cgroup/unified/cgroup.procs; then
+		echo /sys/fs/cgroup/unified
+	else
+		echo /sys/fs/cgroup
+	fi
+}
+
+# jm_place JOB NAME: job JOB's payload NAME (its PID in NAME.pid, see
+# files/work-payload) moved into a job cgroup made by the test.
+jm_place() {
+	local job=$1 name=$2 pid d
+	pid=$(cat "$NODE_ROOT$JOB_MARKS/$name.pid" 2>/dev/null)
+	d=$(_jm_cgroup2)/system.slice/slurmstepd.scope/job_$job/step_batch/user/task_0
+	ct mkdir -p "$d" && ct sh -c 'echo "$1" >"$2/cgroup.procs"' sh "$pid" "$d"
+}
+
+# jm_cgroup_of NAME: the payload's cgroup v2 path (its 0:: line).
+jm_cgroup_of() {
+	ct sh -c 'sed -n "s/^0:://p" "/proc/$1/cgroup"' sh "$(cat "$NODE_ROOT$JOB_MARKS/$1.pid" 2>/dev/null)"
+}
+
+# The job cgroups the test made, gone (their jobs have ended).
+jm_unplace() {
+	ct sh -c 'd=$1/system.slice/slurmstepd.scope; [ -d "$d" ] || exit 0
+		find "$d" -depth -type d -exec rmdir {} \;' sh "$(_jm_cgroup2)"
+}
+
+# promql QUERY: Prometheus' answer to an instant query, one line per
+# series, "label=value ... = VALUE", labels sorted, without __name__,
+# instance and job; "error: ..." when the API says so.
+promql() {
+	ct python3 - "$JM_PROM" "$1" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+url = "http://%s/api/v1/query?%s" % (sys.argv[1], urllib.parse.urlencode({"query": sys.argv[2]}))
+try:
+    r = json.load(urllib.request.urlopen(url, timeout=10))
+except Exception as e:
+    print("error: %s" % e)
+    sys.exit(0)
+if r.get("status") != "success":
+    print("error: %s" % r.get("error"))
+    sys.exit(0)
+lines = []
+for s in r["data"]["result"]:
+    m = {k: v for k, v in s["metric"].items() if k not in ("__name__", "instance", "job")}
+    lines.append(" ".join("%s=%s" % kv for kv in sorted(m.items())) + " = " + s["value"][1])
+print("\n".join(sorted(lines)))
+EOF
+}
+
+# _jm_has QUERY: Prometheus answers QUERY with at least one series.
+_jm_has() {
+	local out
+	out=$(promql "$1")
+	[ -n "$out" ] && [ "${out#error:}" = "$out" ]
+}
+
+_jm_empty() {
+	[ -z "$(promql "$1")" ]
+}
+
+# Prometheus has scraped both targets successfully (up == 1 for each).
+_jm_targets_up() {
+	[ "$(promql 'up == 1' | wc -l)" -eq 2 ]
+}
+
+_jm_ready() {
+	[ "$(promql 'vector(1)')" = " = 1" ]
+}
+
+# Debian's two services (installed, disabled, in the root filesystem),
+# configured as an admin would in /etc/default and /etc/prometheus, and
+# started: node_exporter with only its textfile collector, on the
+# directory the sets file names; Prometheus scraping it and the io set's
+# exporter every second.
+jm_monitoring_start() {
+	echo "ARGS=\"--web.listen-address=$JM_NODE --collector.disable-defaults --collector.textfile --collector.textfile.directory=$JM_TEXTFILE\"" \
+		>"$NODE_ROOT/etc/default/prometheus-node-exporter"
+	echo "ARGS=\"--web.listen-address=$JM_PROM\"" >"$NODE_ROOT/etc/default/prometheus"
+	cat >"$NODE_ROOT/etc/prometheus/prometheus.yml" <<EOT
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: spank-ebpf-io
+    static_configs:
+      - targets: ['$JM_IO']
+  - job_name: node
+    static_configs:
+      - targets: ['$JM_NODE']
+EOT
+	ct systemctl start prometheus-node-exporter.service prometheus.service
+	wait_until 90 "Prometheus answering queries" _jm_ready
+}
+
+jm_monitoring_stop() {
+	ct systemctl stop prometheus.service prometheus-node-exporter.service
+}
+
+# _jm_connect: as the calling user (ct or ctu before it), "open" or the
+# error connecting to the io set's port gives.
+_jm_connect() {
+	"$@" bash -c "exec 3<>/dev/tcp/${JM_IO%:*}/${JM_IO#*:} && echo open" 2>&1 |
+		grep -o 'open$\|Connection refused\|Connection timed out' | head -n 1
+}
+
+# _jm_scraped_since T: Prometheus' last scrape of the io set's exporter
+# began after unix time T and succeeded.
+_jm_scraped_since() {
+	[ -n "$(promql "up{job=\"spank-ebpf-io\"} == 1 and timestamp(up{job=\"spank-ebpf-io\"}) > $1")" ]
+}
+
+# The firewall docs/OPERATING.md ("Who can read it") gives, applied as
+# printed there: another user on the node cannot connect to the sets'
+# ports, root and Prometheus (user prometheus) still can; then removed.
+jm_firewall() {
+	local t
+	sed -n '/^table inet spank_ebpf {$/,/^}$/p' "$SYS_TOP/docs/OPERATING.md" >"$NODE_ROOT/var/tmp/spank-ebpf.nft"
+	ok_if "job metrics: docs/OPERATING.md's nftables table loads (nft -f)" ct nft -f /var/tmp/spank-ebpf.nft
+	is "job metrics: firewall: user $JM_OTHER cannot connect to the io set's port" \
+		"$(SYS_USER=$JM_OTHER _jm_connect ctu)" "Connection refused"
+	is "job metrics: firewall: root can" "$(_jm_connect ct)" open
+	t=$(date +%s)
+	ok_if "job metrics: firewall: Prometheus (user prometheus) still scrapes it" \
+		wait_until 30 "a scrape after the firewall" _jm_scraped_since "$t"
+	ct nft delete table inet spank_ebpf
+}
+
+# The issue's scenario: a job of the test user asking --ebpf=io does
+# direct I/O beside a job of another user that did not ask (and does the
+# same I/O), and a third job (the test user's, --ebpf=io, no I/O) keeps
+# the io instance running after the first ends. Prometheus gets the first
+# job's latency histogram under its job ID, and nothing of the other's;
+# the join key gives its user; after the first job, its series go stale
+# while the instance still runs.
+scn_job_metrics() {
+	local c a b k q out pa
+	_real_have || return 0
+	real_setup
+	cat >"$NODE_ROOT$SYS_SETS_FILE" <<EOT
+default = io
+textfile = $JM_TEXTFILE
+
+[io]
+description = Block I/O latency and bytes of the job
+configs = spank-io
+listen = $JM_IO
+linger = 0
+EOT
+	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	sys_restart_slurmd || bail "slurmd did not restart with sets="
+	ct id "$JM_OTHER" >/dev/null 2>&1 || ct useradd -m -s /bin/sh "$JM_OTHER"
+	jm_monitoring_start
+	diag "job metrics: $(ct prometheus --version 2>&1 | head -n 1); $(ct prometheus-node-exporter --version 2>&1 | head -n 1)"
+	c=$(journal_mark)
+	k=$(submit_payload jm-keep --ebpf=io) || { is "job metrics: sbatch --ebpf=io accepted" no yes; return; }
+	wait_started jm-keep
+	a=$(submit_work jm-a --ebpf=io) || { is "job metrics: sbatch --ebpf=io accepted" no yes; return; }
+	b=$(SYS_USER=$JM_OTHER submit_work jm-b) || { is "job metrics: the other user's sbatch accepted" no yes; return; }
+	wait_started jm-a
+	wait_started jm-b
+	ok_if "job metrics: job $a's payload moved into job_$a (cgroup made by the test, Slurm's layout)" jm_place "$a" jm-a
+	ok_if "job metrics: job $b's payload (user $JM_OTHER, no --ebpf) moved into job_$b (cgroup made by the test)" \
+		jm_place "$b" jm-b
+	diag "job metrics: cgroups: $a in $(jm_cgroup_of jm-a); $b in $(jm_cgroup_of jm-b)"
+	ok_if "job metrics: Prometheus scrapes the io set's exporter and node_exporter (up == 1 for both)" \
+		wait_until 60 "both targets up" _jm_targets_up
+
+	q="ebpf_exporter_spank_io_latency_seconds_count{jobid=\"$a\",operation=\"write\"}"
+	ok_if "job metrics: PromQL $q: job $a's direct writes counted" \
+		wait_until 60 "job $a's write latency in Prometheus" _jm_has "$q > 0"
+	out=$(promql "sum by (jobid, le) (ebpf_exporter_spank_io_latency_seconds_bucket{jobid=\"$a\"})")
+	like "job metrics: job $a's latency histogram, by bucket, under its job ID" "$out" "^jobid=$a le=\+Inf = [1-9]"
+	ok_if "job metrics: ... with more than one bucket" test "$(echo "$out" | grep -c .)" -gt 1
+	is "job metrics: the probe series' job IDs: job $a's only (not $b's, of another user, nor the idle keeper $k's)" \
+		"$(promql 'count by (jobid) (ebpf_exporter_spank_io_latency_seconds_count)' | sed 's/ = .*//')" "jobid=$a"
+	is "job metrics: nothing at all for job $b" \
+		"$(promql "{jobid=\"$b\"}")" ""
+	is "job metrics: the join key from node_exporter's textfile collector names the user" \
+		"$(promql "max by (jobid, user) (ebpf_exporter_spank_io_latency_seconds_count{jobid=\"$a\"} * on (jobid) group_left (user) spank_ebpf_job_info)" |
+			sed 's/ = .*//' | sort -u)" "jobid=$a user=$SYS_USER"
+	is "job metrics: spank_ebpf_job_info lists the two jobs that asked" \
+		"$(promql 'spank_ebpf_job_info' | sed -n 's/.*jobid=\([0-9]*\) .*/\1/p' | sort -n | tr '\n' ' ')" \
+		"$(printf '%s\n' "$k" "$a" | sort -n | tr '\n' ' ')"
+	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
+	diag "job metrics: spank-ebpf report $a: $(echo "$out" | tr '\n' '|')"
+	like "job metrics: spank-ebpf report $a (root): its write requests and latency" "$out" \
+		'I/O write  [1-9][0-9]* requests, [1-9][0-9]* bytes, latency p50 [0-9.]* s, p99 [0-9.]* s'
+	out=$(SYS_USER=$JM_OTHER ctu "$SYS_ADMIN_CMD" report "$a" 2>&1)
+	unlike "job metrics: spank-ebpf report $a as $JM_OTHER: no figures of another user's job" "$out" 'requests'
+
+	jm_firewall
+	pa=$(unit_main_pid spank-ebpf-exporter@io.service)
+	release jm-a
+	wait_job_done "$a"
+	q="ebpf_exporter_spank_io_latency_seconds_count{jobid=\"$a\"}"
+	ok_if "job metrics: after job $a: its series go stale in Prometheus" \
+		wait_until 60 "job $a's series stale" _jm_empty "$q"
+	ok_if "job metrics: ... and its spank_ebpf_job_info" \
+		wait_until 60 "job $a's job_info gone" _jm_empty "spank_ebpf_job_info{jobid=\"$a\"}"
+	is "job metrics: ... while the io instance runs on for job $k (same process)" \
+		"$(settled_unit_state spank-ebpf-exporter@io.service) $(unit_main_pid spank-ebpf-exporter@io.service)" \
+		"active $pa"
+	release jm-b
+	release jm-keep
+	wait_job_done "$b"
+	wait_job_done "$k"
+	is "job metrics: the three jobs completed" "$(job_state "$k") $(job_state "$a") $(job_state "$b")" \
+		"COMPLETED COMPLETED COMPLETED"
+	is "job metrics: the io instance stopped after the last job" \
+		"$(settled_unit_state spank-ebpf-exporter@io.service)" inactive
+	is "job metrics: the textfile lists no job" \
+		"$(cat "$NODE_ROOT$JM_TEXTFILE/spank_ebpf_jobs.prom" 2>/dev/null | grep -c '^spank_ebpf_job_info{')" 0
+	diag "job metrics: plugin lines: $(plugin_log_since "$c" | tr '\n' '|')"
+	jm_unplace
+	jm_monitoring_stop
+	plugin_args mode=opt-in
+	sys_restart_slurmd || bail "slurmd did not restart without sets="
+	rm -f "$NODE_ROOT$SYS_SETS_FILE"
+	real_teardown
+}
