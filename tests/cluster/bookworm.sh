@@ -4,4 +4,5 @@
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/lib/multihost.sh"
 . "${srcdir:-.}/tests/cluster/scenarios.sh"
+CL_MORE_SCENARIOS=real_sets
 cl_main bookworm

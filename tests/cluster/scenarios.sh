@@ -351,12 +351,63 @@ cs_real() {
 	_cs_real_teardown
 }
 
-# The scenarios in their order, and their short names (c1 ... c10).
+# c11: probe sets on the cluster, with the real exporter and the probes
+# package: the sets file (tests/system/real.sh's io and sched) on the
+# nodes and on the submit host, as configuration management puts it. An
+# unknown set is refused on ctl; a 2-node sbatch --ebpf=io job starts the
+# io set's instance (spank-ebpf-exporter@io, serving spank-io) on both
+# nodes and no other set's; both stop after the job.
+cs_real_sets() {
+	local h out
+	_real_have || return 0
+	ctl_submit_pkg on
+	for h in $CL_NODES; do
+		cl_install "$h" slurm-spank-ebpf-probes || bail "installing the probes package on $h failed"
+		on "$h" real_setup
+	done
+	for h in $CL_HOSTS; do
+		_real_sets_file >"${CL_ROOT[$h]}$SYS_SETS_FILE"
+		chmod 0644 "${CL_ROOT[$h]}$SYS_SETS_FILE"
+		on "$h" plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	done
+	cl_restart_slurmd $CL_NODES || bail "slurmd did not restart with sets="
+	out=$(sb c11-bad -N2 --ebpf=iox --wrap true 2>&1; cat "$SUBMIT_ERR")
+	like "c11: ctl: sbatch --ebpf=iox refused on the submit host, the allowed sets named" "$out" \
+		'unknown probe set "iox"; allowed: io, sched'
+	cl_mark
+	J=$(sb c11 -N2 --ebpf=io --wrap "$N2_STEPS c11") || { is "c11: sbatch -N2 --ebpf=io accepted" no yes; return; }
+	wait_started_on c11 node1 node2
+	for h in $CL_NODES; do
+		is "c11: $h: io's instance active, sched's not started" \
+			"$(on "$h" settled_unit_state spank-ebpf-exporter@io.service) $(on "$h" settled_unit_state spank-ebpf-exporter@sched.service)" \
+			"active inactive"
+		is "c11: $h: io's exporter serves spank-io only" "$(on "$h" set_configs 9441)" spank-io
+	done
+	release_all c11
+	wait_done "$J"
+	is "c11: job completed" "$(jstate "$J")" COMPLETED
+	for h in $CL_NODES; do
+		is "c11: after the job: $h: io's instance stopped; started once, stopped once" \
+			"$(on "$h" settled_unit_state spank-ebpf-exporter@io.service); $(on "$h" unit_jobs_since "${CL_MARK[$h]}" spank-ebpf-exporter@io.service)" \
+			"inactive; start stop"
+	done
+	for h in $CL_HOSTS; do
+		on "$h" plugin_args mode=opt-in
+		rm -f "${CL_ROOT[$h]}$SYS_SETS_FILE"
+	done
+	cl_restart_slurmd $CL_NODES || bail "slurmd did not restart without sets="
+	_cs_real_teardown
+}
+
+# The scenarios in their order, and their short names (c1 ... c11); a
+# release's script adds its own in CL_MORE_SCENARIOS (c11 runs on one:
+# the system suites check probe sets on every release).
 CL_SCENARIOS="submit_host always two_nodes independent salloc_srun slurmd_restart reboot node_without_plugin configless real"
 declare -gA CL_SCENARIO_OF=([c1]=submit_host [c2]=always [c3]=two_nodes [c4]=independent
-	[c5]=salloc_srun [c6]=slurmd_restart [c7]=reboot [c8]=configless [c9]=node_without_plugin [c10]=real)
+	[c5]=salloc_srun [c6]=slurmd_restart [c7]=reboot [c8]=configless [c9]=node_without_plugin [c10]=real
+	[c11]=real_sets)
 
-# cl_main SUITE: the whole run. CLUSTER_SCENARIOS (c1 ... c9 or names
+# cl_main SUITE: the whole run. CLUSTER_SCENARIOS (c1 ... c11 or names
 # without cs_, "none" for none) picks a subset by hand.
 cl_main() {
 	local s t
@@ -373,7 +424,7 @@ cl_main() {
 	diag "$SUITE: cluster up after $(sys_elapsed) s"
 	cs_installed
 	[ "${CLUSTER_SCENARIOS:-}" != none ] || ctl_submit_pkg on
-	for s in ${CLUSTER_SCENARIOS:-$CL_SCENARIOS}; do
+	for s in ${CLUSTER_SCENARIOS:-$CL_SCENARIOS ${CL_MORE_SCENARIOS:-}}; do
 		[ "$s" != none ] || continue
 		s=${CL_SCENARIO_OF[$s]:-$s}
 		t=$(date +%s)
