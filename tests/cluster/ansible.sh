@@ -16,6 +16,10 @@
 #   a1_rollout            fresh rollout, then --ebpf jobs from ctl on both
 #                         nodes
 #   a2_idempotent         a second run changes nothing, restarts nothing
+#   an_sets               probe sets as the role's variables: the sets file
+#                         on every host, sets= on the line (slurmd restarted
+#                         one node at a time), --ebpf=SET checked on ctl
+#                         and held on the node; then no sets again
 #   an_check_mode_change  --check --diff of a new timeout: the diff of the
 #                         line, no restart and no wait for one, fast
 #   a3_bad_values         bad values are refused by check-config on the
@@ -87,6 +91,58 @@ a2_idempotent() {
 	is "a2: slurmd not restarted (PID, start time)" "$(slurmd_ids)" "$ids"
 	is "a2: no slurmd stop in the journals" "$(restarts node1)$(restarts node2)" ""
 	is "a2: spank_ebpf.conf unchanged everywhere" "$(sums "$AN_CONF")" "$sums_before"
+}
+
+# an_sets: two probe sets as the role's variables (its README's example),
+# then none again. The sets file goes to every host (ctl checks --ebpf's
+# values against it), validated by check-config; sets= on the line
+# restarts slurmd one node at a time; a job asking --ebpf=io holds the io
+# set on its node (the state's job record; no exporter binary here, so
+# its instance fails to start and the job runs all the same); an unknown
+# set is refused on ctl. Emptying the list takes sets= off the line, then
+# the file.
+an_sets() {
+	local h j rec
+	cat >"$AN/sets.json" <<'EOT'
+{"slurm_spank_ebpf_probe_sets": [
+  {"name": "io", "description": "Block I/O latency and bytes of the job", "configs": ["spank-io"], "listen": "127.0.0.1:9441", "linger": 0},
+  {"name": "sched", "description": "Run-queue latency of the job's threads", "configs": ["spank-sched"], "listen": "127.0.0.1:9442"}],
+ "slurm_spank_ebpf_probe_sets_default": ["io"],
+ "slurm_spank_ebpf_probe_sets_settings": {"textfile": "none"}}
+EOT
+	cl_mark
+	play sets -e "@$AN/sets.json"
+	is "sets: the rollout with probe sets succeeded" "$AN_RC" 0
+	for h in $CL_HOSTS; do
+		like "sets: $h: the plugin's line names the sets file" "$(on "$h" plugin_line)" \
+			'^optional /usr/lib/[^/]+/slurm-wlm/spank_ebpf\.so mode=opt-in sets=/etc/slurm/spank_ebpf_sets\.conf$'
+		like "sets: $h: the sets file, accepted by check-config" \
+			"$(on "$h" ct spank-ebpf check-config --sets /etc/slurm/spank_ebpf_sets.conf 2>&1)" 'probe sets: io, sched'
+	done
+	restarted_once sets "mode=opt-in .* sets=/etc/slurm/spank_ebpf_sets\.conf"
+	for h in $CL_NODES; do
+		like "sets: $h: the new slurmd read the sets" "$(on "$h" slurmd_log_since "${CL_MARK[$h]}")" \
+			'spank_ebpf: slurmd: probe sets: io, sched \(template spank-ebpf-exporter@\.service\)'
+	done
+	like "sets: ctl: sbatch --ebpf=iox refused, the allowed sets named" \
+		"$(sb an-sets-bad --ebpf=iox --wrap true 2>&1; cat "$SUBMIT_ERR")" 'unknown probe set "iox"; allowed: io, sched'
+	j=$(sb an-sets --ebpf=io -w node1 /usr/local/bin/cl-payload an-sets) ||
+		{ is "sets: sbatch --ebpf=io accepted" no yes; return; }
+	wait_started_on an-sets node1
+	rec=$(on node1 ct cat /run/ebpf_exporter.refcount.jobs 2>&1)
+	like "sets: node1: the state records job $j holding io" "$rec" "^$j [^ ]+ [^ ]+ io( |\$)"
+	release_all an-sets
+	wait_done "$j"
+	is "sets: the job completed" "$(jstate "$j")" COMPLETED
+	cl_mark
+	play no-sets
+	is "sets: the rollout without sets succeeded" "$AN_RC" 0
+	for h in $CL_HOSTS; do
+		like "sets: no sets: $h: the line without sets=" "$(on "$h" plugin_line)" \
+			'^optional /usr/lib/[^/]+/slurm-wlm/spank_ebpf\.so mode=opt-in$'
+		is "sets: no sets: $h: the sets file gone" "$(on "$h" ct test -e /etc/slurm/spank_ebpf_sets.conf && echo there || echo gone)" gone
+	done
+	restarted_once no-sets "mode=opt-in "
 }
 
 # a3: bad values: mode=sometimes (the whole inventory: node1, first in
@@ -289,7 +345,7 @@ main() {
 	an_ssh
 	an_vars "$AN/vars.json" "$RUN"/debs-1/*.deb
 	diag "$SUITE: cluster up, no plugin anywhere, after $(sys_elapsed) s; $(ansible-playbook --version | head -n 1)"
-	for s in ${ANSIBLE_PARTS:-an_check_mode_fresh an_check_mode_repo a1_rollout a2_idempotent an_check_mode_change a3_bad_values a4_rolling a5_removal an_repo_rollout}; do
+	for s in ${ANSIBLE_PARTS:-an_check_mode_fresh an_check_mode_repo a1_rollout a2_idempotent an_sets an_check_mode_change a3_bad_values a4_rolling a5_removal an_repo_rollout}; do
 		t=$(date +%s)
 		"$s"
 		diag "$s took $(($(date +%s) - t)) s (total $(sys_elapsed) s)"
