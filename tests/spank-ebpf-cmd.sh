@@ -21,7 +21,7 @@ install -m 0755 "$top/tests/bin/systemctl-double" "$d/bin/systemctl"
 install -m 0755 "$top/tests/bin/squeue-double" "$d/bin/squeue"
 echo "$d/state" >"$d/bin/statefile"
 conf=$d/spank_ebpf.conf
-line="optional /usr/lib/slurm/spank_ebpf.so systemctl=$d/bin/systemctl state=$d/state timeout=2 lock_timeout=7"
+line="optional /usr/lib/slurm/spank_ebpf.so systemctl=$d/bin/systemctl state=$d/state timeout=30 lock_timeout=100"
 printf '# the plugin\n%s\n' "$line" >"$conf"
 
 invoke() { # invoke ARGS...: the command; sets out, err, rc
@@ -70,7 +70,7 @@ is "check-config as nobody: works" "$rc" 0
 # --- check-config: the plugin's own words ---
 invoke check-config "$conf"
 is "valid file: exit 0 and the effective settings" "$rc $out" \
-	"0 $conf: valid: mode=opt-in unit=ebpf_exporter.service state=$d/state systemctl=$d/bin/systemctl timeout=2s lock_timeout=7s start=wait linger=0s"
+	"0 $conf: valid: mode=opt-in unit=ebpf_exporter.service state=$d/state systemctl=$d/bin/systemctl timeout=30s lock_timeout=100s start=wait linger=0s"
 invoke check-config - <<<"optional spank_ebpf.so mode=always unit=-H"
 is "invalid line on stdin: exit 1, the plugin's message" "$rc $err" \
 	'1 spank-ebpf: check-config: (standard input):1: invalid plugstack argument "unit=-H": unit name must not start with "-"'
@@ -137,7 +137,7 @@ rm -f "$d/state" "$d/state.link" "$d/prom/spank_ebpf.prom"
 # A state directory the plugin refuses (writable by others): nothing of
 # the state can be read, its window neither.
 mkdir -m 0777 "$d/gw" && chmod 0777 "$d/gw"
-printf '%s\n' "optional /usr/lib/slurm/spank_ebpf.so systemctl=$d/bin/systemctl state=$d/gw/state timeout=2 lock_timeout=7" >"$d/gw.conf"
+printf '%s\n' "optional /usr/lib/slurm/spank_ebpf.so systemctl=$d/bin/systemctl state=$d/gw/state timeout=30 lock_timeout=100" >"$d/gw.conf"
 invoke -c "$d/gw.conf" $S
 is "a refused state directory: cannot tell (2)" "$rc" 2
 like "... text: the linger window unknown" "$out" '^linger window: unknown$'
