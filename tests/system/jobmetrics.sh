@@ -94,7 +94,9 @@ _jm_ready() {
 # configured as an admin would in /etc/default and /etc/prometheus, and
 # started: node_exporter with only its textfile collector, on the
 # directory the sets file names; Prometheus scraping it and the io set's
-# exporter every second.
+# exporter every second, its storage where Debian's unit puts it (the
+# package leaves the directory to be made: without it Prometheus exits
+# at once, "Unable to create mmap-ed active query log").
 jm_monitoring_start() {
 	echo "ARGS=\"--web.listen-address=$JM_NODE --collector.disable-defaults --collector.textfile --collector.textfile.directory=$JM_TEXTFILE\"" \
 		>"$NODE_ROOT/etc/default/prometheus-node-exporter"
@@ -111,8 +113,10 @@ scrape_configs:
     static_configs:
       - targets: ['$JM_NODE']
 EOT
+	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
 	ct systemctl start prometheus-node-exporter.service prometheus.service
-	wait_until 90 "Prometheus answering queries" _jm_ready
+	ok_if "job metrics: Prometheus answers queries over its HTTP API" \
+		wait_until 90 "Prometheus answering queries" _jm_ready
 }
 
 jm_monitoring_stop() {
@@ -129,7 +133,7 @@ _jm_connect() {
 # _jm_scraped_since T: Prometheus' last scrape of the io set's exporter
 # began after unix time T and succeeded.
 _jm_scraped_since() {
-	[ -n "$(promql "up{job=\"spank-ebpf-io\"} == 1 and timestamp(up{job=\"spank-ebpf-io\"}) > $1")" ]
+	_jm_has "up{job=\"spank-ebpf-io\"} == 1 and timestamp(up{job=\"spank-ebpf-io\"}) > $1"
 }
 
 # The firewall docs/OPERATING.md ("Who can read it") gives, applied as
@@ -204,6 +208,9 @@ EOT
 			sed 's/ = .*//' | sort -u)" "jobid=$a user=$SYS_USER"
 	is "job metrics: spank_ebpf_job_info lists the two jobs that asked" \
 		"$(promql 'spank_ebpf_job_info' | sed -n 's/.*jobid=\([0-9]*\) .*/\1/p' | sort -n | tr '\n' ' ')" \
+		"$(printf '%s\n' "$k" "$a" | sort -n | tr '\n' ' ')"
+	is "job metrics: the plugin's textfile lists the two jobs that asked" \
+		"$(sed -n 's/^spank_ebpf_job_info{jobid="\([0-9]*\)".*/\1/p' "$NODE_ROOT$JM_TEXTFILE/spank_ebpf_jobs.prom" 2>&1 | sort -n | tr '\n' ' ')" \
 		"$(printf '%s\n' "$k" "$a" | sort -n | tr '\n' ' ')"
 	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
 	diag "job metrics: spank-ebpf report $a: $(echo "$out" | tr '\n' '|')"
