@@ -88,9 +88,13 @@ an_written() {
 	done
 }
 
+# Set aside: logs, Ansible's own files, slurmctld's state save, and the
+# compute package's metrics timer (spank-ebpf metrics, every minute, into
+# node_exporter's textfile directory where node_exporter is installed).
 an_written_else() {
 	printf '%s\n' "$AN_WRITTEN" | grep -Ev \
 		-e '^[^ ]+ . (/var/log|/root/\.ansible)(/|$)' -e '^ctl . /var/lib/slurm/slurmctld(/|$)' \
+		-e '^node[12] [df] /var/lib/prometheus/node-exporter(/spank_ebpf\.prom)?$' \
 		-e '^[^ ]+ d (/|/root|/var|/var/lib|/var/lib/slurm)$' -e '^$'
 }
 
@@ -126,7 +130,7 @@ an_check_nothing_changed() {
 		like "$tag: $h: its overlay shows what the run wrote (its journal: a positive control)" \
 			"$AN_WRITTEN" "^$h f /var/log/journal/"
 	done
-	is "$tag: nothing else written on any host (overlays; logs, Ansible's temporary directory, slurmctld's state save aside)" \
+	is "$tag: nothing else written on any host (overlays; logs, Ansible's temporary directory, slurmctld's state save and the metrics timer's textfile aside)" \
 		"$(an_written_else)" ""
 }
 
