@@ -32,8 +32,8 @@ is "  the cluster lane, that one" "$(lane cluster "$out")" "tests/cluster/trixie
 is "  the host lane, the rest" "$(lane host "$out")" "tests/faces.sh"
 
 out=$(lanes TESTS='tests/packaging/deb.sh tests/packaging/deb-install.sh tests/packaging/rpm.sh')
-is "TESTS of three package checks: the RPMs (no lock, no script waits for them) in the system lane" \
-	"$(lane system "$out")" "tests/packaging/rpm.sh"
+is "TESTS of three package checks: the RPMs (no lock, no script waits for them) in the cluster lane" \
+	"$(lane cluster "$out")" "tests/packaging/rpm.sh"
 is "  the Debian packages and the install that waits for them, in the host lane" \
 	"$(lane host "$out")" "tests/packaging/deb.sh tests/packaging/deb-install.sh"
 
@@ -42,10 +42,10 @@ system=$(lane system "$out")
 cluster=$(lane cluster "$out")
 host=$(lane host "$out")
 all=$(lane all "$out")
-is "the whole suite: the system lane holds the system suites and the scripts that hold no lock" "$system" \
-	"tests/configure.sh tests/packaging/man.sh tests/packaging/make-install.sh tests/packaging/rpm.sh tests/system/bookworm.sh tests/system/trixie.sh tests/system/sid.sh tests/bench.sh"
-is "  the three-host suites in the cluster lane" "$cluster" \
-	"tests/cluster/bookworm.sh tests/cluster/trixie.sh tests/cluster/ansible.sh"
+is "the whole suite: the system lane holds the system suites and the scripts that hold no lock, bar the RPMs" "$system" \
+	"tests/configure.sh tests/packaging/man.sh tests/packaging/make-install.sh tests/system/bookworm.sh tests/system/trixie.sh tests/system/sid.sh tests/bench.sh"
+is "  the RPMs first in the cluster lane (while the root filesystems build), then the three-host suites" "$cluster" \
+	"tests/packaging/rpm.sh tests/cluster/bookworm.sh tests/cluster/trixie.sh tests/cluster/ansible.sh"
 unlike "  no container suite in the host lane" "$host" 'tests/(system|cluster)/'
 is "  every script in exactly one lane" \
 	"$(printf '%s\n' $system $cluster $host | sort | uniq -c | awk '$1 != 1' | wc -l) $(printf '%s\n' $system $cluster $host | sort -u | wc -l)" \
