@@ -163,16 +163,7 @@ scn_job_metrics() {
 	local c a b k q out pa
 	_real_have || return 0
 	real_setup
-	cat >"$NODE_ROOT$SYS_SETS_FILE" <<EOT
-default = io
-textfile = $JM_TEXTFILE
-
-[io]
-description = Block I/O latency and bytes of the job
-configs = spank-io
-listen = $JM_IO
-linger = 0
-EOT
+	_real_sets_file "$JM_TEXTFILE" >"$NODE_ROOT$SYS_SETS_FILE"
 	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
 	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
 	sys_restart_slurmd || bail "slurmd did not restart with sets="

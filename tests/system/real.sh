@@ -289,13 +289,14 @@ scn_real_faults() {
 	real_teardown
 }
 
-# The sets file scn_real_sets declares: two of the probes package's
-# configs as two sets, each on its own port, no linger.
+# The sets file scn_real_sets (and scn_job_metrics) declare: two of the
+# probes package's configs as two sets, each on its own port, no linger;
+# node_exporter's textfile directory TEXTFILE (default none).
 SYS_SETS_FILE=/etc/slurm/spank_ebpf_sets.conf
 _real_sets_file() {
 	cat <<EOT
 default = io
-textfile = none
+textfile = ${1:-none}
 
 [io]
 description = Block I/O latency and bytes of the job
