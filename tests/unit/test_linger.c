@@ -176,7 +176,7 @@ static void reset(void)
 
 static void setup(void)
 {
-	char *argv[8], err[512], src[700], dst[700];
+	char *argv[8], err[512], src[700], dst[700], tmo[32], ltmo[32];
 	struct config plain;
 
 	tu_capture_logs();
@@ -188,8 +188,11 @@ static void setup(void)
 	snprintf(dst, sizeof(dst), "state=%s", plain.state);
 	argv[0] = src;
 	argv[1] = dst;
-	argv[2] = "timeout=2";
-	argv[3] = "lock_timeout=7";
+	/* The doubles answer at once; a busy machine may still take seconds. */
+	snprintf(tmo, sizeof(tmo), "timeout=%d", TU_TIMEOUT);
+	snprintf(ltmo, sizeof(ltmo), "lock_timeout=%d", TU_LOCK_TIMEOUT);
+	argv[2] = tmo;
+	argv[3] = ltmo;
 	argv[4] = "linger=30";
 	ok(config_parse(&cfg, 5, argv, err, sizeof(err)) == 0 && cfg.linger == 30, "linger=30 accepted");
 	snprintf(cfg.cgroup_root, sizeof(cfg.cgroup_root), "%s", plain.cgroup_root);
@@ -215,8 +218,8 @@ static void test_window_opens(void)
 	/* Every setting, canonical (the unit with its suffix, the defaults
 	 * spelled out), whatever the plugstack line left out. */
 	snprintf(want, sizeof(want), " --on-active=30 --timer-property=AccuracySec=1s -- /x/sbin/spank-ebpf linger-end "
-		 "mode=opt-in unit=ebpf_exporter.service state=%s systemctl=%s timeout=2 lock_timeout=7 start=wait linger=30\n",
-		 cfg.state, cfg.systemctl);
+		 "mode=opt-in unit=ebpf_exporter.service state=%s systemctl=%s timeout=%d lock_timeout=%d start=wait linger=30\n",
+		 cfg.state, cfg.systemctl, TU_TIMEOUT, TU_LOCK_TIMEOUT);
 	ok(strstr(log, "--quiet --collect --unit=spank-ebpf-linger-ebpf_exporter-") && strstr(log, want),
 	   "the timer runs spank-ebpf linger-end with the plugin's settings: %s", log);
 	free(log);
