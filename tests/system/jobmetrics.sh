@@ -114,6 +114,8 @@ scrape_configs:
       - targets: ['$JM_NODE']
 EOT
 	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
+	ok_if "job metrics: node_exporter's textfile directory $JM_TEXTFILE is there (prometheus-node-exporter ships it)" \
+		ct test -d "$JM_TEXTFILE"
 	ct systemctl start prometheus-node-exporter.service prometheus.service
 	ok_if "job metrics: Prometheus answers queries over its HTTP API" \
 		wait_until 90 "Prometheus answering queries" _jm_ready
@@ -203,6 +205,7 @@ scn_job_metrics() {
 	is "job metrics: the plugin's textfile lists the two jobs that asked" \
 		"$(sed -n 's/^spank_ebpf_job_info{jobid="\([0-9]*\)".*/\1/p' "$NODE_ROOT$JM_TEXTFILE/spank_ebpf_jobs.prom" 2>&1 | sort -n | tr '\n' ' ')" \
 		"$(printf '%s\n' "$k" "$a" | sort -n | tr '\n' ' ')"
+	diag "job metrics: textfile directory: $(ct ls -la "$JM_TEXTFILE" 2>&1 | tr '\n' '|'); job records: $(ct sh -c 'cat "$1".jobs' sh "$STATE" 2>&1 | tr '\n' '|'); sets file: $(ct grep textfile "$SYS_SETS_FILE" 2>&1)"
 	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
 	diag "job metrics: spank-ebpf report $a: $(echo "$out" | tr '\n' '|')"
 	like "job metrics: spank-ebpf report $a (root): its write requests and latency" "$out" \

@@ -242,7 +242,7 @@ _sys_prom_written() {
 }
 
 scn_timer() {
-	local rc out prom
+	local rc out prom made
 	if [ "$SYS_INSTALLED" != packages ]; then
 		skip_point "timer: packages not built (interim make install)"
 		return 0
@@ -253,7 +253,10 @@ scn_timer() {
 		"$(ct systemctl list-timers --all --no-pager 2>&1)" "$SYS_TIMER +spank-ebpf-reconcile\.service"
 	is "timer: the services are not enabled on their own (static)" \
 		"$(ct systemctl is-enabled spank-ebpf-reconcile.service spank-ebpf-metrics.service 2>&1 | tr '\n' ' ')" "static static "
-	ct mkdir -p "$SYS_TEXTFILE_DIR"
+	# prometheus-node-exporter (in the root filesystem) ships the
+	# directory; made here only where it does not, and then removed again.
+	made=
+	ct test -d "$SYS_TEXTFILE_DIR" || { made=yes; ct mkdir -p "$SYS_TEXTFILE_DIR"; }
 	ct rm -f "$SYS_TEXTFILE_DIR/spank_ebpf.prom"
 	rc=0
 	out=$(ct timeout 120 systemctl start spank-ebpf-reconcile.service 2>&1) || rc=$?
@@ -273,7 +276,10 @@ scn_timer() {
 	is "timer: the metrics service's result" \
 		"$(ct systemctl show -p Result --value spank-ebpf-metrics.service 2>&1)" success
 	is "timer: the reconcile run touched no unit (idle node)" "$(unit_jobs_since "$SYS_SCN_MARK")" ""
-	ct rm -rf /var/lib/prometheus
+	# What this scenario wrote goes; node_exporter's directory stays (the
+	# job metrics scenario writes its textfile there).
+	ct rm -f "$SYS_TEXTFILE_DIR/spank_ebpf.prom"
+	[ -z "$made" ] || ct rmdir "$SYS_TEXTFILE_DIR"
 	ct systemctl stop "$SYS_TIMER"
 	diag "timer: stopped for the scenarios below"
 }
