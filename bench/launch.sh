@@ -26,7 +26,9 @@
 # plugin_noexp (systemctl=/bin/true: no exporter, but every prolog asks
 # whether it runs, an exec under the lock), plugin_idle (a unit that only
 # sleeps: the plugin's prologs, state and lock without an exporter
-# starting or probing) and plugin_real (the real
+# starting or probing), plugin_noask (loaded, mode=opt-in, but the
+# tasks do not ask: the plugin in every slurmstepd and prolog without its
+# hold) and plugin_real (the real
 # exporter, whose start is about 0.4 s against the stand-in's 2, and
 # whose syscalls config runs on every system call). By default none,
 # null, plugin and plugin_idle: the issue's three and the control that
@@ -90,6 +92,7 @@ launch_pcts() {
 # with systemctl=/bin/true (no unit, so every prolog asks "systemctl"
 # whether it runs); plugin_idle: start=wait with a unit that only sleeps,
 # the plugin's own work without an exporter's;
+# plugin_noask: loaded, tasks without --ebpf;
 # plugin_real: start=wait with cloudflare's ebpf_exporter under the
 # packages' example unit, as tests/system/real.sh installs it, instead of
 # the stand-in).
@@ -100,6 +103,9 @@ launch_run() {
 	plugin) _pace_plugin mode=opt-in start=wait linger=0 && opt=--ebpf ;;
 	plugin_bg) _pace_plugin mode=opt-in start=background linger=0 && opt=--ebpf ;;
 	plugin_noexp) _pace_plugin mode=opt-in start=wait linger=0 systemctl=/bin/true && opt=--ebpf ;;
+	# Loaded, but no task asks: its prologs return at once, its
+	# epilogs look at the state without the lock.
+	plugin_noask) _pace_plugin mode=opt-in start=wait linger=0 ;;
 	plugin_idle)
 		# The unit runs a process that does nothing: systemd starts it
 		# at once, and there is a cgroup for the plugin to find.
