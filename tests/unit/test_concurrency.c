@@ -23,6 +23,7 @@
 /* What the hooks reported, summed over every worker (shared memory). */
 struct tally {
 	int starts, stops, failed;
+	int ended; /* worker-phases ended, for the barrier */
 };
 
 /* What the double's call log shows. */
@@ -67,12 +68,27 @@ static int update(const struct config *cfg, uint32_t job, enum hold_op op, unsig
 	return hold_acquire(cfg, job, requests[rand_r(seed) % 7], false, ev);
 }
 
+/* Before an even phase, until every worker has ended the phases before
+ * it: the set is empty then, so each set empties and fills again at least
+ * once per two phases however slow the machine (on a loaded one the timed
+ * phases alone ran into each other and a set never emptied). The odd
+ * phases begin on time only, so a join can still race the last leave. */
+static void barrier_before(int p, int procs, struct tally *t)
+{
+	long long deadline = now_ms() + 120000;
+
+	if (p == 0 || p % 2)
+		return;
+	while (__atomic_load_n(&t->ended, __ATOMIC_SEQ_CST) < p * procs && now_ms() < deadline)
+		usleep(1000);
+}
+
 /* Work comes in phases, like jobs arriving in waves: in each phase a
  * worker does a burst of random operations on its own jobs
  * (base..base+3) and on shared ones (1..4), so joins, leaves, repeats and
  * epilogs without prologs all happen; then it releases everything and
  * waits for the next phase, so the set empties and fills again. */
-static void worker(const struct config *cfg, int w, int ops, int phases,
+static void worker(const struct config *cfg, int w, int ops, int phases, int procs,
 		   long long t0, struct tally *t)
 {
 	unsigned int seed = (unsigned int)(getpid() * 2654435761u);
@@ -80,8 +96,10 @@ static void worker(const struct config *cfg, int w, int ops, int phases,
 
 	log_set_sink(log_errors_only);
 	for (p = 0; p < phases; p++) {
-		long long wait = t0 + p * PHASE_MS - now_ms();
+		long long wait;
 
+		barrier_before(p, procs, t);
+		wait = t0 + p * PHASE_MS - now_ms();
 		if (wait > 0)
 			usleep((useconds_t)wait * 1000);
 		usleep(rand_r(&seed) % 5000);
@@ -101,6 +119,7 @@ static void worker(const struct config *cfg, int w, int ops, int phases,
 				__atomic_add_fetch(&t->failed, 1, __ATOMIC_SEQ_CST);
 			tally_events(t, ev);
 		}
+		__atomic_add_fetch(&t->ended, 1, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -157,7 +176,7 @@ static void run_workers(void)
 		pid_t pid = fork();
 
 		if (pid == 0) {
-			worker(&cfg, i, ops, phases, t0, t);
+			worker(&cfg, i, ops, phases, procs, t0, t);
 			_exit(0);
 		}
 	}
