@@ -12,8 +12,8 @@ need_cmd python3 promtool
 plugin_built_faces
 
 d=$(mktemp -d /dev/shm/spank-ebpf-sets.XXXXXX) || exit 1
-www_pid=
-trap '[ -z "$www_pid" ] || kill "$www_pid" 2>/dev/null; rm -rf "$d"' EXIT
+www_pid= peer_pid=
+trap '[ -z "$www_pid" ] || kill "$www_pid" 2>/dev/null; [ -z "$peer_pid" ] || kill "$peer_pid" 2>/dev/null; rm -rf "$d"' EXIT
 chmod 0755 "$d"
 mkdir -p "$d/bin" "$d/configs" "$d/prom" "$d/textfile" "$d/www"
 install -m 0755 "$top/tests/bin/systemctl-double" "$d/bin/systemctl"
@@ -223,6 +223,51 @@ like "report as nobody of nobody's job: its figures" "$rc $out" "^0 job 7 \\(use
 out=$(asnobody "$cmd" -c "$d/plugstack.conf" report 5 2>"$d/err") && rc=0 || rc=$?
 is "report as nobody of alice's job: refused as if it were not there" "$rc $(cat "$d/err")" \
 	"1 spank-ebpf: report: job 5 holds no probe set on this node (or is not yours)"
+# Through the report service (spank-ebpf-report.socket; here
+# systemd-socket-activate, as the socket unit runs it): the kernel names
+# the user who asks, so the service answers for that user's jobs only.
+sock=$d/report.sock
+systemd-socket-activate -l "$sock" --accept --inetd "$cmd" -c "$d/plugstack.conf" report --peer \
+	2>"$d/peer.log" &
+peer_pid=$!
+wait_until 20 "the report socket" test -S "$sock"
+chmod 0666 "$sock"
+out=$(asnobody "$cmd" report --socket "$sock" 7 2>"$d/err") && rc=0 || rc=$?
+like "report through the service, as nobody, of nobody's job: its figures" "$rc $out $(cat "$d/err")" \
+	"^0 job 7 \\(user nobody\\), probe sets io"
+out=$(asnobody "$cmd" report --socket "$sock" 5 2>"$d/err") && rc=0 || rc=$?
+is "report through the service, as nobody, of alice's job: refused as if it were not there" \
+	"$rc $out$(cat "$d/err")" "1 spank-ebpf: report: job 5 holds no probe set on this node (or is not yours)"
+out=$(asnobody "$cmd" report --socket "$sock" --json 7 2>"$d/err") && rc=0 || rc=$?
+is "report --json through the service: nobody's job (no I/O series)" \
+	"$rc $(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["job"], d["user"], d["io"])' 2>&1)" \
+	"0 7 nobody None"
+run report --socket "$sock" 5
+like "report through the service, as root: alice's job" "$rc $out" "^0 job 5 \\(user alice\\)"
+like "the service logs who asked what, and the outcome" "$(cat "$d/peer.log")" \
+	"job 5 for nobody \\(uid [0-9]+\\): exit 1"
+run report --socket "$d/none.sock" 5
+is "report --socket where there is none: exit 2, said" "$rc $err" \
+	"2 spank-ebpf: report: no report service at \"$d/none.sock\""
+kill "$peer_pid"
+wait "$peer_pid" 2>/dev/null
+systemd-socket-activate -l "$d/echo.sock" --accept --inetd /bin/sh -c 'read -r line; echo "exit 0"' &
+peer_pid=$!
+wait_until 20 "the stand-in socket" test -S "$d/echo.sock"
+run report --socket "$d/echo.sock" 5
+is "a service answering outside the protocol: exit 2, said" "$rc $err" \
+	"2 spank-ebpf: report: an answer not in its protocol from the report service at \"$d/echo.sock\""
+kill "$peer_pid"
+wait "$peer_pid" 2>/dev/null
+peer_pid=
+run report --peer </dev/null
+like "report --peer without a connection on standard input: exit 2, said" "$rc $err" \
+	"^2 spank-ebpf: report --peer: cannot tell who asks"
+out=$(asnobody "$cmd" report --peer 2>&1 </dev/null) && rc=0 || rc=$?
+is "report --peer as a user: exit 2, it must run as root" "$rc $out" \
+	"2 spank-ebpf: report --peer must run as root (spank-ebpf-report@.service)"
+run report --peer 5
+like "report --peer with a job on the command line: a usage error" "$rc $err" "^2 spank-ebpf: report: --peer takes its request"
 kill "$www_pid"
 wait "$www_pid" 2>/dev/null
 www_pid=

@@ -201,44 +201,87 @@ static void report_json(const struct jobinfo *j, const struct figures *f, char e
 	printf("]}\n");
 }
 
-/* Root sees every job; anyone else their own user's. */
-static int report_allowed(const struct jobinfo *j)
+/* Root (asker NULL) sees every job; anyone else their own user's. */
+static int report_allowed(const struct jobinfo *j, const char *asker)
 {
 	char name[JOBINFO_USER_MAX + 1];
-	struct passwd *pw;
 
-	if (geteuid() == 0)
+	if (!asker)
 		return 1;
-	pw = getpwuid(getuid());
-	if (!pw)
-		return 0;
-	jobinfo_clean(pw->pw_name, name, sizeof(name));
+	jobinfo_clean(asker, name, sizeof(name));
 	return !strcmp(name, j->user);
 }
 
+/* The caller's user name (NULL: root), as report_allowed takes it. */
+static int report_caller(char *who, size_t len, const char **asker)
+{
+	struct passwd *pw;
+
+	*asker = NULL;
+	if (geteuid() == 0)
+		return 0;
+	pw = getpwuid(getuid());
+	if (!pw) {
+		fprintf(stderr, "spank-ebpf: report: who is uid %u? (no user name)\n", (unsigned int)getuid());
+		return -1;
+	}
+	snprintf(who, len, "%s", pw->pw_name);
+	*asker = who;
+	return 0;
+}
+
+static int report_job(struct cmd *cmd, unsigned long job, bool json, const char *asker);
+
 int cmd_report(struct cmd *cmd)
 {
-	static const char *const opts[] = { "json", NULL };
-	static struct sets sets;
-	static struct figures f;
-	static char errs[SETS_MAX][800];
-	struct jobinfo_list l = { 0, NULL };
-	const struct jobinfo *j;
-	const char *vals[1] = { NULL }, *pos[1];
-	struct statefile sf;
-	char err[700], *end;
+	static const char *const opts[] = { "json", "socket=", "peer", NULL };
+	const char *vals[3] = { NULL, NULL, NULL }, *pos[1], *asker;
+	char *end, who[256];
 	unsigned long job;
-	int npos, rc, nerr = 0;
-	const char *c;
+	int npos, rc;
 
 	rc = parse_options(cmd, opts, vals, pos, 1, &npos);
 	if (rc)
 		return rc;
+	if (vals[2]) {
+		if (npos || vals[0] || vals[1])
+			return usage_error(cmd, "--peer takes its request from the connection on standard input");
+		return report_peer_serve(cmd, report_job);
+	}
 	if (npos != 1)
 		return usage_error(cmd, "which job?");
 	job = strtoul(pos[0], &end, 10);
 	if (*end || end == pos[0] || job == 0 || job > 0xfffffffdul)
 		return usage_error(cmd, "\"%.40s\" is not a job ID", pos[0]);
+	/* A user asks root's service, which can read every port (the
+	 * firewall may close them to users); without it, the ports. */
+	if (geteuid() != 0 || vals[1]) {
+		rc = report_peer_ask(vals[1] ? vals[1] : REPORT_SOCKET, job, vals[0] != NULL);
+		if (rc >= 0)
+			return rc;
+		if (vals[1]) {
+			fprintf(stderr, "spank-ebpf: report: no report service at \"%s\"\n", vals[1]);
+			return EXIT_UNSURE;
+		}
+	}
+	if (report_caller(who, sizeof(who), &asker) < 0)
+		return EXIT_UNSURE;
+	return report_job(cmd, job, vals[0] != NULL, asker);
+}
+
+static int report_job(struct cmd *cmd, unsigned long job, bool json, const char *asker)
+{
+	static struct sets sets;
+	static struct figures f;
+	static char errs[SETS_MAX][800];
+	struct jobinfo_list l = { 0, NULL };
+	const struct jobinfo *j;
+	struct statefile sf;
+	char err[700];
+	int rc, nerr = 0;
+	const char *c;
+
+	memset(&f, 0, sizeof(f));
 	if (load_config(cmd) < 0)
 		return EXIT_UNSURE;
 	if (!cmd->cfg.sets[0]) {
@@ -256,11 +299,11 @@ int cmd_report(struct cmd *cmd)
 	}
 	statefile_close(&sf);
 	j = jobinfo_find(&l, (uint32_t)job);
-	if (!j || !report_allowed(j)) {
+	if (!j || !report_allowed(j, asker)) {
 		/* The same words either way: another user's job is not told apart
 		 * from no job. */
 		fprintf(stderr, "spank-ebpf: report: job %lu holds no probe set on this node%s\n", job,
-			geteuid() ? " (or is not yours)" : "");
+			asker ? " (or is not yours)" : "");
 		jobinfo_free(&l);
 		return EXIT_ANOMALY;
 	}
@@ -280,7 +323,7 @@ int cmd_report(struct cmd *cmd)
 		}
 		c += len + (c[len] ? 1 : 0);
 	}
-	if (vals[0]) {
+	if (json) {
 		report_json(j, &f, errs, nerr);
 	} else {
 		for (rc = 0; rc < nerr; rc++)

@@ -27,7 +27,8 @@ static const char usage_text[] =
 	"       spank-ebpf linger-end [--set=SET] PLUGSTACK-ARGS...   (run by the plugin's linger timer)\n"
 	"       spank-ebpf [-c FILE] exporter SET   (run by spank-ebpf-exporter@SET.service)\n"
 	"       spank-ebpf [-c FILE] admit SET   (its ExecStartPost)\n"
-	"       spank-ebpf [-c FILE] report [--json] JOBID\n"
+	"       spank-ebpf [-c FILE] report [--json] [--socket=PATH] JOBID\n"
+	"       spank-ebpf [-c FILE] report --peer   (run by spank-ebpf-report@.service)\n"
 	"       spank-ebpf --help | --version\n";
 
 static const struct {

@@ -55,6 +55,18 @@ int cmd_exporter(struct cmd *cmd); /* run by spank-ebpf-exporter@.service */
 int cmd_admit(struct cmd *cmd);    /* its ExecStartPost */
 int cmd_report(struct cmd *cmd);
 
+/* report's socket for users (spank-ebpf-report.socket; report_peer.c). */
+#define REPORT_SOCKET "/run/spank-ebpf-report.sock"
+/* The report of job as asker may see it (NULL: root, every job): the
+ * figures on stdout, messages on stderr; returns the exit status. */
+typedef int (*report_fn)(struct cmd *cmd, unsigned long job, bool json, const char *asker);
+/* A user's report asked of the service at path: the answer printed, its
+ * exit status returned; -1 when there is no service (no socket file). */
+int report_peer_ask(const char *path, unsigned long job, bool json);
+/* The service's side (report --peer): one request from the connection on
+ * standard input, answered by run for the user the kernel names. */
+int report_peer_serve(struct cmd *cmd, report_fn run);
+
 /* Where log lines go: stderr, and syslog too for the commands that change
  * the node (reconcile), so every change is recorded with its reason. */
 void log_to_stderr(bool also_syslog);

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report's service for users (spank-ebpf-report.socket): a user's report
+ * asked of root over a Unix socket. The kernel says who is asking
+ * (SO_PEERCRED), so the answer holds that user's jobs only, and the sets'
+ * ports can be closed to every user but root and Prometheus
+ * (docs/OPERATING.md, "Who can read it") without taking report from them.
+ *
+ * One request:  "report JOBID text|json\n"
+ * One answer:   "exit N\nout LEN\n" LEN bytes "err LEN\n" LEN bytes
+ * (the report's standard output and error, and its exit status). */
+#include <errno.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "spank-ebpf.h"
+
+#define PEER_REQUEST_MAX 64
+#define PEER_ANSWER_MAX (4u << 20)
+#define PEER_REQUEST_MS 5000
+#define PEER_ANSWER_MS 20000
+#define PEER_WRITE_MS 10000
+
+static long long peer_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until fd is ready for events, at most until deadline (ms). */
+static int peer_wait(int fd, short events, long long deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	long long left = deadline - peer_now_ms();
+	int rc;
+
+	if (left <= 0) {
+		errno = ETIMEDOUT;
+		return 0;
+	}
+	do
+		rc = poll(&p, 1, (int)left);
+	while (rc < 0 && errno == EINTR);
+	if (rc == 0)
+		errno = ETIMEDOUT;
+	return rc;
+}
+
+static int peer_write_all(int fd, const char *buf, size_t len, long long deadline)
+{
+	while (len > 0) {
+		ssize_t n;
+
+		if (peer_wait(fd, POLLOUT, deadline) <= 0)
+			return -1;
+		n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads until EOF, at most max bytes, until deadline. Returns the length
+ * (buf NUL-terminated), or -1. */
+static ssize_t peer_read_all(int fd, char *buf, size_t max, long long deadline, bool line)
+{
+	size_t len = 0;
+
+	while (len < max) {
+		ssize_t n;
+
+		if (peer_wait(fd, POLLIN, deadline) <= 0)
+			return -1;
+		n = read(fd, buf + len, max - len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (line && memchr(buf, '\n', len))
+			break;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+/* "WORD NUMBER\n" at at (before end): the number, and where the line ends;
+ * NULL when it is not there. */
+static const char *peer_header(const char *at, const char *end, const char *word, long long *v)
+{
+	size_t w = strlen(word);
+	const char *c;
+
+	if ((size_t)(end - at) < w + 2 || memcmp(at, word, w) || at[w] != ' ')
+		return NULL;
+	*v = 0;
+	for (c = at + w + 1; c < end && *c >= '0' && *c <= '9' && *v < 1000000000; c++)
+		*v = *v * 10 + (*c - '0');
+	if (c == at + w + 1 || c >= end || *c != '\n')
+		return NULL;
+	return c + 1;
+}
+
+/* The answer's parts: exit status, standard output, standard error. */
+static int peer_parse(const char *a, size_t len, int *rc, const char **out, size_t *out_len,
+		      const char **err, size_t *err_len)
+{
+	const char *end = a + len, *at;
+	long long v;
+
+	if (!(at = peer_header(a, end, "exit", &v)) || v > 255)
+		return -1;
+	*rc = (int)v;
+	if (!(at = peer_header(at, end, "out", &v)) || v > end - at)
+		return -1;
+	*out = at;
+	*out_len = (size_t)v;
+	if (!(at = peer_header(at + v, end, "err", &v)) || v != end - at)
+		return -1;
+	*err = at;
+	*err_len = (size_t)v;
+	return 0;
+}
+
+int report_peer_ask(const char *path, unsigned long job, bool json)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	long long deadline = peer_now_ms() + PEER_ANSWER_MS;
+	const char *out, *err;
+	size_t out_len, err_len;
+	char req[PEER_REQUEST_MAX], *answer;
+	ssize_t len = -1;
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		fprintf(stderr, "spank-ebpf: report: socket path \"%s\" is too long\n", path);
+		return EXIT_UNSURE;
+	}
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		if (e == ENOENT)
+			return -1; /* no service here: the ports, as the user */
+		fprintf(stderr, "spank-ebpf: report: the report service at \"%s\" does not answer: %s (systemctl status spank-ebpf-report.socket)\n",
+			path, strerror(e));
+		return EXIT_UNSURE;
+	}
+	snprintf(req, sizeof(req), "report %lu %s\n", job, json ? "json" : "text");
+	answer = malloc(PEER_ANSWER_MAX + 1);
+	if (answer && peer_write_all(fd, req, strlen(req), deadline) == 0)
+		len = peer_read_all(fd, answer, PEER_ANSWER_MAX, deadline, false);
+	close(fd);
+	if (len < 0) {
+		fprintf(stderr, "spank-ebpf: report: no answer from the report service at \"%s\": %s\n",
+			path, strerror(errno));
+		free(answer);
+		return EXIT_UNSURE;
+	}
+	if (peer_parse(answer, (size_t)len, &rc, &out, &out_len, &err, &err_len) < 0) {
+		fprintf(stderr, "spank-ebpf: report: an answer not in its protocol from the report service at \"%s\"\n",
+			path);
+		free(answer);
+		return EXIT_UNSURE;
+	}
+	fwrite(out, 1, out_len, stdout);
+	fwrite(err, 1, err_len, stderr);
+	free(answer);
+	return rc;
+}
+
+/* Who is at the other end of fd 0: NULL for root (every job), else the
+ * user's name in who. -1 when the kernel cannot say or the user has no
+ * name. */
+static int peer_who(char *who, size_t len, const char **asker, unsigned int *uid)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	struct passwd *pw;
+
+	if (getsockopt(STDIN_FILENO, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
+		return -1;
+	*uid = cred.uid;
+	if (cred.uid == 0) {
+		*asker = NULL;
+		return 0;
+	}
+	pw = getpwuid(cred.uid);
+	if (!pw)
+		return -1;
+	snprintf(who, len, "%s", pw->pw_name);
+	*asker = who;
+	return 0;
+}
+
+/* The request line: its job and format; -1 when it is not one. */
+static int peer_request(const char *line, unsigned long *job, bool *json)
+{
+	char fmt[8], *end;
+	const char *c;
+
+	if (strncmp(line, "report ", 7))
+		return -1;
+	*job = strtoul(line + 7, &end, 10);
+	if (end == line + 7 || *job == 0 || *job > 0xfffffffdul || *end != ' ')
+		return -1;
+	c = end + 1;
+	if (sscanf(c, "%7[a-z]", fmt) != 1 || strcmp(c + strlen(fmt), "\n"))
+		return -1;
+	if (!strcmp(fmt, "json"))
+		*json = true;
+	else if (!strcmp(fmt, "text"))
+		*json = false;
+	else
+		return -1;
+	return 0;
+}
+
+/* A capture of fd (1 or 2) in an anonymous file, restored by peer_restore. */
+static int peer_capture(int fd, int *saved)
+{
+	int m = memfd_create(fd == STDOUT_FILENO ? "report-out" : "report-err", MFD_CLOEXEC);
+
+	*saved = dup(fd);
+	if (m < 0 || *saved < 0 || dup2(m, fd) < 0) {
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	return m;
+}
+
+static void peer_restore(int fd, int saved)
+{
+	if (saved >= 0) {
+		dup2(saved, fd);
+		close(saved);
+	}
+}
+
+/* "NAME LEN\n" and the captured bytes of m. */
+static int peer_send_part(int sock, const char *name, int m, long long deadline)
+{
+	char head[48], buf[8192];
+	off_t size = m >= 0 ? lseek(m, 0, SEEK_END) : 0, at = 0;
+
+	if (size < 0)
+		size = 0;
+	snprintf(head, sizeof(head), "%s %lld\n", name, (long long)size);
+	if (peer_write_all(sock, head, strlen(head), deadline) < 0)
+		return -1;
+	while (at < size) {
+		ssize_t n = pread(m, buf, sizeof(buf), at);
+
+		if (n <= 0 || peer_write_all(sock, buf, (size_t)n, deadline) < 0)
+			return -1;
+		at += n;
+	}
+	return 0;
+}
+
+int report_peer_serve(struct cmd *cmd, report_fn run)
+{
+	long long deadline = peer_now_ms() + PEER_REQUEST_MS;
+	char line[PEER_REQUEST_MAX + 1], who[256], head[32];
+	int mout, merr, saved_out = -1, saved_err = -1, sock, rc;
+	const char *asker = NULL;
+	unsigned long job = 0;
+	unsigned int uid = 0;
+	bool json = false;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "spank-ebpf: report --peer must run as root (spank-ebpf-report@.service)\n");
+		return EXIT_UNSURE;
+	}
+	if (peer_who(who, sizeof(who), &asker, &uid) < 0) {
+		fprintf(stderr, "spank-ebpf: report --peer: cannot tell who asks (%s); standard input must be the connection (StandardInput=socket)\n",
+			strerror(errno ? errno : ENOENT));
+		return EXIT_UNSURE;
+	}
+	sock = dup(STDIN_FILENO);
+	if (sock < 0)
+		return EXIT_UNSURE;
+	if (peer_read_all(STDIN_FILENO, line, PEER_REQUEST_MAX, deadline, true) < 0 ||
+	    peer_request(line, &job, &json) < 0) {
+		fprintf(stderr, "spank-ebpf: report --peer: uid %u sent no request in the protocol within %d s\n",
+			uid, PEER_REQUEST_MS / 1000);
+		close(sock);
+		return EXIT_UNSURE;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	mout = peer_capture(STDOUT_FILENO, &saved_out);
+	merr = peer_capture(STDERR_FILENO, &saved_err);
+	if (mout < 0 || merr < 0) {
+		rc = EXIT_UNSURE;
+		fprintf(stderr, "spank-ebpf: report: the report service cannot keep its answer: %s\n",
+			strerror(errno));
+	} else {
+		rc = run(cmd, job, json, asker);
+	}
+	fflush(stdout);
+	fflush(stderr);
+	peer_restore(STDOUT_FILENO, saved_out);
+	peer_restore(STDERR_FILENO, saved_err);
+	deadline = peer_now_ms() + PEER_WRITE_MS;
+	snprintf(head, sizeof(head), "exit %d\n", rc);
+	if (peer_write_all(sock, head, strlen(head), deadline) < 0 ||
+	    peer_send_part(sock, "out", mout, deadline) < 0 ||
+	    peer_send_part(sock, "err", merr, deadline) < 0)
+		fprintf(stderr, "spank-ebpf: report --peer: the answer to uid %u did not go out\n", uid);
+	/* One line per answer in the journal: who asked what, and the outcome. */
+	fprintf(stderr, "spank-ebpf: report --peer: job %lu for %s (uid %u): exit %d\n", job,
+		asker ? asker : "root", uid, rc);
+	if (mout >= 0)
+		close(mout);
+	if (merr >= 0)
+		close(merr);
+	close(sock);
+	return EXIT_OK;
+}
