@@ -123,19 +123,22 @@ done
 like "compute: Suggests prometheus-node-exporter" "$(deb_field "$compute" Suggests)" '(^|, )prometheus-node-exporter(,|$)'
 is "compute: no Recommends (node_exporter is not wanted by default)" "$(deb_field "$compute" Recommends)" ""
 
-# The compute package's scripts: the timer only, enabled and started on
-# install, stopped on removal, its links removed on purge; never slurmd,
-# never the exporter, never the services the timer runs.
+# The compute package's scripts: the timer and report's socket only,
+# enabled and started on install, stopped on removal, their links removed
+# on purge; never slurmd, never the exporter, never the services they run.
 c=$tmp/ctl-slurm-spank-ebpf-compute
 scripts=$(cat "$c/postinst" "$c/prerm" "$c/postrm" 2>&1)
-is "compute scripts: the only unit they name is the timer" \
-	"$(printf '%s\n' "$scripts" | grep -o "[A-Za-z0-9_@.-]*\.\(service\|socket\|timer\)" | sort -u)" "spank-ebpf-reconcile.timer"
+is "compute scripts: the only units they name are the timer and report's socket" \
+	"$(printf '%s\n' "$scripts" | grep -o "[A-Za-z0-9_@.-]*\.\(service\|socket\|timer\)" | sort -u | tr '\n' ' ')" "spank-ebpf-reconcile.timer spank-ebpf-report.socket "
 unlike "compute scripts: never slurmd or the exporter" "$scripts" 'slurmd|ebpf_exporter'
 like "compute postinst: enables the timer" "$(cat "$c/postinst")" "deb-systemd-helper enable 'spank-ebpf-reconcile\.timer'"
 like "compute postinst: starts it (restart on upgrade), where systemd runs" "$(cat "$c/postinst")" \
 	"deb-systemd-invoke .*_dh_action 'spank-ebpf-reconcile\.timer'"
 like "compute prerm: stops it on removal" "$(cat "$c/prerm")" "deb-systemd-invoke stop 'spank-ebpf-reconcile\.timer'"
 like "compute postrm: removes its links on purge" "$(cat "$c/postrm")" "deb-systemd-helper purge 'spank-ebpf-reconcile\.timer'"
+like "compute postinst: enables report's socket" "$(cat "$c/postinst")" "deb-systemd-helper enable 'spank-ebpf-report\.socket'"
+like "compute postinst: starts it, where systemd runs" "$(cat "$c/postinst")" "deb-systemd-invoke .*_dh_action .*'spank-ebpf-report\.socket'"
+like "compute prerm: stops it on removal" "$(cat "$c/prerm")" "deb-systemd-invoke stop .*'spank-ebpf-report\.socket'"
 
 # --- debian/rules: the Slurm family from the header's owner ----------------------
 # override_dh_gencontrol alone, in a scratch tree: a _build/Makefile as
@@ -205,11 +208,13 @@ EOF
 # The unit directory is the build host's systemd.pc's (bookworm: /lib).
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 unitdir=${unitdir:-/usr/lib/systemd/system}
-is "compute: files (the preset, the timer and its two services, the sets' template in $unitdir)" "$(contents "$compute")" "$(sort <<EOF
+is "compute: files (the preset, the timer and its two services, the sets' template, report's socket and service in $unitdir)" "$(contents "$compute")" "$(sort <<EOF
 $unitdir/spank-ebpf-exporter@.service
 $unitdir/spank-ebpf-metrics.service
 $unitdir/spank-ebpf-reconcile.service
 $unitdir/spank-ebpf-reconcile.timer
+$unitdir/spank-ebpf-report.socket
+$unitdir/spank-ebpf-report@.service
 /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
 /usr/share/doc/slurm-spank-ebpf-compute -> slurm-spank-ebpf
 EOF
@@ -255,12 +260,13 @@ man=$(zcat "$r/usr/share/man/man8/spank_ebpf.8.gz")
 like "man page: version $VERSION" "$man" "^\\.TH SPANK_EBPF 8 \"[0-9-]+\" \"slurm\\\\-spank\\\\-ebpf $VERSION\""
 like "man page: Debian's paths" "$man" "^\\.I /usr/lib/$triplet/slurm-wlm/spank_ebpf\\.so\$"
 is "man page: lint-clean" "$(printf '%s\n' "$man" | groff -ww -z -man 2>&1)" ""
-is "preset: service, socket and the sets' template disabled, the reconcile timer enabled" \
+is "preset: service, socket and the sets' template disabled, the reconcile timer and report's socket enabled" \
 	"$(active_lines "$tmp/root-slurm-spank-ebpf-compute/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset")" \
 	"disable ebpf_exporter.service
 disable ebpf_exporter.socket
 disable spank-ebpf-exporter@.service
-enable spank-ebpf-reconcile.timer"
+enable spank-ebpf-reconcile.timer
+enable spank-ebpf-report.socket"
 ok_if "the command: /usr/sbin/spank-ebpf, executable" test -x "$r/usr/sbin/spank-ebpf"
 like "the command runs: --version" "$("$r/usr/sbin/spank-ebpf" --version 2>&1)" "^spank-ebpf $VERSION\$"
 like "the command's default plugstack file is the drop-in's link" "$("$r/usr/sbin/spank-ebpf" --help 2>&1)" \

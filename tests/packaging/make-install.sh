@@ -26,7 +26,7 @@ mandir=$D$(mkexpand mandir)
 presetdir=$D$(mkexpand systempresetdir)
 unitdir=$D$(mkexpand systemdsystemunitdir)
 sbindir=$D$(mkexpand sbindir)
-units="spank-ebpf-reconcile.timer spank-ebpf-reconcile.service spank-ebpf-metrics.service spank-ebpf-exporter@.service"
+units="spank-ebpf-reconcile.timer spank-ebpf-reconcile.service spank-ebpf-metrics.service spank-ebpf-exporter@.service spank-ebpf-report.socket spank-ebpf-report@.service"
 link=$conf/plugstack.conf.d/spank_ebpf.conf
 
 pk_ok "make install DESTDIR=..." inst install

@@ -65,14 +65,15 @@ done <<'EOF2'
 check-config [--sets] FILE|-;check-config --sets FILE|-
 exporter SET;exporter SET
 admit SET;admit SET
-report [--json] JOBID;report [--json] JOBID
+report [--json] [--socket=PATH] JOBID;report [--json] [--socket=PATH] JOBID
+report --peer;report --peer
 EOF2
 for c in "check-config --sets" exporter admit report; do
 	like "spank-ebpf(8): EXIT STATUS covers $c" "$cexit" "[(,] ?$c[),:]"
 done
 like "spank-ebpf(8): report: another user's job, the same words as none" "$ccmds" 'report: job 42 holds no probe set on this node \(or is not yours\)'
 like "spank-ebpf(8): the code says those words" "$(cat "${srcdir:-.}/src/spank-ebpf/cmd_report.c")" 'holds no probe set on this node%s.*\n?.*or is not yours|or is not yours'
-for f in spank_ebpf_sets.conf 'refcount\.jobs' spank_ebpf_jobs.prom 'spank-ebpf-exporter@\.service'; do
+for f in spank_ebpf_sets.conf 'refcount\.jobs' spank_ebpf_jobs.prom 'spank-ebpf-exporter@\.service' 'spank-ebpf-report\.socket' 'spank-ebpf-report@\.service'; do
 	like "spank-ebpf(8): FILES has $f" "$cfiles" "$f"
 done
 
@@ -230,10 +231,11 @@ for kv in "unit=ebpf_exporter.service" "state=/run/ebpf_exporter.refcount" \
 	"systemctl=$(mkvar SYSTEMCTL)" "timeout=10 " "lock_timeout=60 "; do
 	like "drop-in documents $kv" "$(cat "$dropin")" "^#[[:space:]]+$kv"
 done
-is "preset: keeps the exporter's service, socket and the sets' template disabled, enables the reconcile timer" \
+is "preset: keeps the exporter's service, socket and the sets' template disabled, enables the reconcile timer and report's socket" \
 	"$(active_lines "$preset")" "disable ebpf_exporter.service
 disable ebpf_exporter.socket
 disable spank-ebpf-exporter@.service
-enable spank-ebpf-reconcile.timer"
+enable spank-ebpf-reconcile.timer
+enable spank-ebpf-report.socket"
 
 done_testing

@@ -90,12 +90,14 @@ lrwxrwxrwx - /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 EOF
 )"
 unitdir=$(rpm --eval '%{?_unitdir}%{!?_unitdir:/usr/lib/systemd/system}')
-is "compute: the preset, the timer and its services, the sets' template" "$(files "$compute")" "$(sort -k3 <<EOF
+is "compute: the preset, the timer and its services, the sets' template, report's socket and service" "$(files "$compute")" "$(sort -k3 <<EOF
 -rw-r--r-- - /usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset
 -rw-r--r-- - $unitdir/spank-ebpf-exporter@.service
 -rw-r--r-- - $unitdir/spank-ebpf-metrics.service
 -rw-r--r-- - $unitdir/spank-ebpf-reconcile.service
 -rw-r--r-- - $unitdir/spank-ebpf-reconcile.timer
+-rw-r--r-- - $unitdir/spank-ebpf-report.socket
+-rw-r--r-- - $unitdir/spank-ebpf-report@.service
 EOF
 )"
 is "submit: no files (a metapackage)" "$(files "$submit")" ""
@@ -123,15 +125,17 @@ is "no file shipped by two packages" \
 for p in base submit probes; do
 	is "$p: no scriptlets (nothing restarts slurmd)" "$(q --scripts "${!p}")" ""
 done
-# -compute: the timer only, by systemd's macros (or the spec's stand-ins
+# -compute: the timer and report's socket only, by systemd's macros (or the spec's stand-ins
 # for them on a build host without systemd-rpm-macros, such as this one).
 cs=$(q --scripts "$compute")
-is "compute scriptlets: the only unit they name is the timer" \
-	"$(printf '%s\n' "$cs" | grep -o "[A-Za-z0-9_@.-]*\.\(service\|socket\|timer\)" | sort -u)" "spank-ebpf-reconcile.timer"
+is "compute scriptlets: the only units they name are the timer and report's socket" \
+	"$(printf '%s\n' "$cs" | grep -o "[A-Za-z0-9_@.-]*\.\(service\|socket\|timer\)" | sort -u | tr '\n' ' ')" "spank-ebpf-reconcile.timer spank-ebpf-report.socket "
 unlike "compute scriptlets: never slurmd or the exporter" "$cs" 'slurmd|ebpf_exporter'
 like "compute %post: preset (enables) the timer on install" "$cs" 'preset.* spank-ebpf-reconcile\.timer|install-system-units spank-ebpf-reconcile\.timer'
 like "compute %post: starts it on install where systemd runs" "$cs" '^ +systemctl start spank-ebpf-reconcile\.timer'
 like "compute %preun: stops and disables it on erase" "$cs" 'disable --now spank-ebpf-reconcile\.timer|remove-system-units spank-ebpf-reconcile\.timer'
+like "compute %post: presets and starts report's socket too" "$cs" '(preset|install-system-units).* spank-ebpf-report\.socket'
+like "compute %preun: stops and disables it on erase" "$cs" '(disable --now|remove-system-units).* spank-ebpf-report\.socket'
 for p in base compute submit probes; do
 	is "$p: no triggers" "$(q --triggers "${!p}")$(q --filetriggers "${!p}")" ""
 	unlike "$p: no Conflicts/Obsoletes" "$(q --conflicts "${!p}")$(q --obsoletes "${!p}")" .
@@ -179,12 +183,13 @@ like "man page: RPM paths" "$man" "^\\.I $libdir/slurm/spank_ebpf\\.so\$"
 like "man page: /etc/slurm" "$man" '^\.B /etc/slurm/spank_ebpf\.conf$'
 like "plugin exports slurm_spank_init" "$(nm -D --defined-only "$x$libdir/slurm/spank_ebpf.so" 2>&1)" ' slurm_spank_init$'
 ok_if "no libtool archive" sh -c "! find '$tmp' -name '*.la' | grep -q ."
-is "preset: service, socket and the sets' template disabled, the reconcile timer enabled" \
+is "preset: service, socket and the sets' template disabled, the reconcile timer and report's socket enabled" \
 	"$(active_lines "$tmp/x-compute/usr/lib/systemd/system-preset/50-slurm-spank-ebpf.preset")" \
 	"disable ebpf_exporter.service
 disable ebpf_exporter.socket
 disable spank-ebpf-exporter@.service
-enable spank-ebpf-reconcile.timer"
+enable spank-ebpf-reconcile.timer
+enable spank-ebpf-report.socket"
 is "metrics service: the RPM textfile directory" \
 	"$(grep -E '^(ConditionPathIsDirectory|ExecStart)=' "$tmp/x-compute$unitdir/spank-ebpf-metrics.service" 2>&1)" \
 	"ConditionPathIsDirectory=/var/lib/node_exporter/textfile_collector

@@ -141,8 +141,11 @@ _jm_scraped_since() {
 # The firewall docs/OPERATING.md ("Who can read it") gives, applied as
 # printed there: another user on the node cannot connect to the sets'
 # ports, root and Prometheus (user prometheus) still can; then removed.
+# Behind it, job JOB's user still gets its figures from spank-ebpf
+# report, through report's socket (root's service), and the other user
+# still not.
 jm_firewall() {
-	local t
+	local job=$1 t out
 	sed -n '/^table inet spank_ebpf {$/,/^}$/p' "$SYS_TOP/docs/OPERATING.md" >"$NODE_ROOT/var/tmp/spank-ebpf.nft"
 	ok_if "job metrics: docs/OPERATING.md's nftables table loads (nft -f)" ct nft -f /var/tmp/spank-ebpf.nft
 	is "job metrics: firewall: user $JM_OTHER cannot connect to the io set's port" \
@@ -151,6 +154,16 @@ jm_firewall() {
 	t=$(date +%s)
 	ok_if "job metrics: firewall: Prometheus (user prometheus) still scrapes it" \
 		wait_until 30 "a scrape after the firewall" _jm_scraped_since "$t"
+	is "job metrics: report's socket is active (the compute package started it)" \
+		"$(ct systemctl is-active spank-ebpf-report.socket 2>&1)" active
+	out=$(ctu "$SYS_ADMIN_CMD" report "$job" 2>&1)
+	like "job metrics: firewall: user $SYS_USER's spank-ebpf report $job, through report's socket: its writes" "$out" \
+		'I/O write  [1-9][0-9]* requests'
+	out=$(SYS_USER=$JM_OTHER ctu "$SYS_ADMIN_CMD" report "$job" 2>&1)
+	is "job metrics: firewall: user $JM_OTHER's spank-ebpf report $job: not theirs, as if it were not there" \
+		"$out" "spank-ebpf: report: job $job holds no probe set on this node (or is not yours)"
+	like "job metrics: report's service logged who asked" \
+		"$(ct journalctl --no-pager -q -u 'spank-ebpf-report@*' 2>&1)" "job $job for $JM_OTHER \\(uid [0-9]+\\): exit 1"
 	ct nft delete table inet spank_ebpf
 }
 
@@ -213,7 +226,7 @@ scn_job_metrics() {
 	out=$(SYS_USER=$JM_OTHER ctu "$SYS_ADMIN_CMD" report "$a" 2>&1)
 	unlike "job metrics: spank-ebpf report $a as $JM_OTHER: no figures of another user's job" "$out" 'requests'
 
-	jm_firewall
+	jm_firewall "$a"
 	pa=$(unit_main_pid spank-ebpf-exporter@io.service)
 	release jm-a
 	wait_job_done "$a"
