@@ -18,7 +18,7 @@
 #define TEXTFILE_PATH "/var/lib/prometheus/node-exporter"
 #endif
 #ifndef EXPORTER_CONFIG_DIR
-#define EXPORTER_CONFIG_DIR "/usr/share/slurm-spank-ebpf/ebpf_exporter"
+#define EXPORTER_CONFIG_DIR "/usr/lib/slurm-spank-ebpf/ebpf_exporter"
 #endif
 #define DEFAULT_TEMPLATE "spank-ebpf-exporter@.service"
 

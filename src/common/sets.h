@@ -7,7 +7,7 @@
  *     # global keys, before the first section
  *     unit = spank-ebpf-exporter@.service   # the template (this default)
  *     exporter = /usr/local/bin/ebpf_exporter
- *     config_dir = /usr/share/slurm-spank-ebpf/ebpf_exporter
+ *     config_dir = /usr/lib/x86_64-linux-gnu/slurm-spank-ebpf/ebpf_exporter
  *     default = io                          # what plain --ebpf means
  *     always = io                           # what mode=always means
  *     textfile = /var/lib/prometheus/node-exporter  # job_info, or none

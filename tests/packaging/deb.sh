@@ -220,7 +220,7 @@ $unitdir/spank-ebpf-report@.service
 EOF
 )"
 is "submit: files (a metapackage)" "$(contents "$submit")" "/usr/share/doc/slurm-spank-ebpf-submit -> slurm-spank-ebpf"
-pdir=/usr/share/slurm-spank-ebpf/ebpf_exporter
+pdir=/usr/lib/$triplet/slurm-spank-ebpf/ebpf_exporter
 if [ -n "$probes_arch" ]; then
 	is "probes: files (4 BPF objects and their YAML, in the sets' default config_dir)" "$(contents "$probes")" "$(sort <<EOF
 $pdir/spank-io.bpf.o

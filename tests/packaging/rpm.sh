@@ -101,9 +101,9 @@ is "compute: the preset, the timer and its services, the sets' template, report'
 EOF
 )"
 is "submit: no files (a metapackage)" "$(files "$submit")" ""
-pdir=/usr/share/slurm-spank-ebpf/ebpf_exporter
+pdir=$libdir/slurm-spank-ebpf/ebpf_exporter
 is "probes: 4 BPF objects and their YAML, in the sets' default config_dir" "$(files "$probes")" "$(sort -k3 <<EOF
-drwxr-xr-x - /usr/share/slurm-spank-ebpf
+drwxr-xr-x - $libdir/slurm-spank-ebpf
 drwxr-xr-x - $pdir
 -rw-r--r-- - $pdir/spank-io.bpf.o
 -rw-r--r-- - $pdir/spank-io.yaml
@@ -241,7 +241,7 @@ is "no .rpmnew/.rpmsave (the shipped drop-in did not change)" "$(ls "$root/etc/s
 is "still one declaration" "$(ls -A "$root/etc/slurm/plugstack.conf.d")" "spank_ebpf.conf"
 
 pk_ok "rpm -e slurm-spank-ebpf-compute slurm-spank-ebpf-probes" rer slurm-spank-ebpf-compute slurm-spank-ebpf-probes
-ok_if "after erase of -probes: their directory is gone" test ! -e "$root/usr/share/slurm-spank-ebpf"
+ok_if "after erase of -probes: their directory is gone" test ! -e "$root$libdir/slurm-spank-ebpf"
 is "base and submit stay, with the declaration" "$(ls -A "$root/etc/slurm/plugstack.conf.d")" "spank_ebpf.conf"
 pk_ok "rpm -e slurm-spank-ebpf-submit slurm-spank-ebpf" rer slurm-spank-ebpf-submit slurm-spank-ebpf
 is "after erase: no declaration in plugstack.conf.d" "$(ls -A "$root/etc/slurm/plugstack.conf.d" 2>/dev/null)" ""
