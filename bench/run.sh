@@ -47,8 +47,9 @@ if [ -n "$quick" ]; then
 	: "${BENCH_SYSTEMD_SUITES:=bookworm}" "${BENCH_SYSTEMD_CYCLES:=2}"
 	export PACE_JOBS=${PACE_JOBS:-4} PACE_LINGER=${PACE_LINGER:-30} PACE_FIRST=${PACE_FIRST:-2} \
 		PACE_BURST=${PACE_BURST:-4} PACE_ROUNDS=${PACE_ROUNDS:-1}
-	# Part 7 boots a node of 512 tasks: never in the quick form.
-	: "${BENCH_LAUNCH_ROUNDS:=0}"
+	# Part 7 boots a node of 512 tasks, part 8 runs each probe set's
+	# workload for minutes: never in the quick form.
+	: "${BENCH_LAUNCH_ROUNDS:=0}" "${BENCH_PROBECOST_ROUNDS:=0}"
 fi
 
 echo "# Benchmark run"
@@ -160,6 +161,17 @@ if [ -z "$launch_why" ] && [ "$launch_rounds" -gt 0 ]; then
 			"$here/launch.sh" bookworm > "$work/launch-$b.log" 2>&1) ||
 			{ echo "launch ($b) failed:" >&2; tail -n 30 "$work/launch-$b.log" >&2; }
 	done
+fi
+
+# 8. What each shipped probe set costs the workload it observes
+# (bench/probecost.sh, bookworm, the real exporter): BENCH_PROBECOST_ROUNDS
+# rounds (default 5; 0 leaves it out).
+probecost_rounds=${BENCH_PROBECOST_ROUNDS:-5}
+probecost_why=$sd_why
+if [ -z "$probecost_why" ] && [ "$probecost_rounds" -gt 0 ]; then
+	(cd "$builddir" && BENCH_OUT="$raw" PROBECOST_ROUNDS="$probecost_rounds" \
+		"$here/probecost.sh" > "$work/probecost.log" 2>&1) ||
+		{ echo "probecost failed:" >&2; tail -n 30 "$work/probecost.log" >&2; }
 fi
 
 # Syscalls per hook: strace -c over N calls, minus a run with 0 calls.
@@ -369,7 +381,7 @@ elif [ "$launch_rounds" -eq 0 ]; then
 	echo "Left out (BENCH_LAUNCH_ROUNDS=0; the quick form always leaves it out: it boots a node for 512 tasks)."
 else
 	cfg=$(grep "^launch-bookworm-config " "$raw" | tail -n 1)
-	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, no SPANK plugin (none), the null plugin (null), this plugin with start=wait (plugin), with start=background (plugin_bg), with systemctl=/bin/true and so no exporter at all (plugin_noexp), with a unit that only sleeps (plugin_idle) and with cloudflare's ebpf_exporter instead of the stand-in (plugin_real), alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold and the whole prolog (ms, p50/p99/max):"
+	echo "bookworm, one node declared with 128 CPUs (OverSubscribe=FORCE:4), \`sbatch --array=1-$(echo "$cfg" | sed -n 's/.* tasks=\([0-9]*\).*/\1/p') --wrap 'touch MARK; sleep 300'\`, no SPANK plugin (none), the null plugin (null), this plugin with start=wait (plugin), with start=background (plugin_bg), with systemctl=/bin/true and so no exporter at all (plugin_noexp), loaded but with tasks that do not ask (plugin_noask), with a unit that only sleeps (plugin_idle) and with cloudflare's ebpf_exporter instead of the stand-in (plugin_real), alternated; per run: tasks that ran, seconds until all had, tasks slurmctld requeued because their batch step never started, the highest 1-minute load; for this plugin, its prologs' state lock wait and hold and the whole prolog (ms, p50/p99/max):"
 	echo
 	echo "| BatchStartTimeout | plugin | run | ran | all ran after s | lost | load max | lock wait p50/p99/max | lock held p50/p99/max | prolog p50/p99/max |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -377,7 +389,7 @@ else
 	# variant (none, null, plugin).
 	launch_lines() {
 		[ "$1" = default ] && label=bookworm || label=bookworm-bst$1
-		for m in none null plugin plugin_bg plugin_noexp plugin_idle plugin_real; do
+		for m in none null plugin plugin_bg plugin_noexp plugin_noask plugin_idle plugin_real; do
 			grep "^launch-$label-$m " "$raw"
 		done
 	}
@@ -410,8 +422,8 @@ else
 				return (k % 2) ? w[(k + 1) / 2] : (w[k / 2] + w[k / 2 + 1]) / 2 }
 			function show(x) { return x >= 1e9 ? "not reached" : sprintf("%.1f", x) }
 			END {
-				split("none null plugin plugin_bg plugin_noexp plugin_idle plugin_real", ms, " ")
-				for (i = 1; i <= 7; i++) {
+				k = split("none null plugin plugin_bg plugin_noexp plugin_noask plugin_idle plugin_real", ms, " ")
+				for (i = 1; i <= k; i++) {
 					m = ms[i]; if (!n[m]) continue
 					vs = "-"
 					if (m ~ /^plugin/ && n["null"]) {
@@ -421,6 +433,36 @@ else
 					printf "| %s | %s | %d | %s | %d | %s |\n", b, m, n[m], show(med(m)), l[m], vs
 				}
 			}'
+	done
+fi
+cat <<EOT
+
+## 8. What each probe set costs the workload it observes
+
+EOT
+if [ -n "$probecost_why" ]; then
+	echo "Not measured: $probecost_why."
+elif [ "$probecost_rounds" -eq 0 ]; then
+	echo "Left out (BENCH_PROBECOST_ROUNDS=0; the quick form always leaves it out: each set's workload runs for minutes)."
+else
+	echo "bookworm, cloudflare's ebpf_exporter running the set's configs, the workload in a job cgroup made in Slurm's layout (bench/probecost.sh): off, no job holds the set (its instance stopped); on, a job holding it (\`--ebpf=SET\`), the workload under that job's ID. Per set, medians over its rounds; cost: the median of each round's on/off (the goal: under 2%); the programs' own time from kernel.bpf_stats_enabled in a third run, per program run and per operation of the workload:"
+	echo
+	echo "| set | workload | rounds | off ns/op | on ns/op | cost | program runs per op | ns per program run | program ns per op (of off) |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for s in io sched net; do
+		grep "^probecost-$s " "$raw" | awk -v s="$s" '
+			function med(a, k,   i, j, x) {
+				for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+				return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+			{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			  n++; off[n] = f["off_ns"]; on[n] = f["on_ns"]; r[n] = f["on_ns"] / f["off_ns"]
+			  ev += f["events"]; rt += f["run_ns"]; ops += f["ops"] }
+			END {
+				if (!n) exit
+				w = (s == "io") ? "4 KiB O_DIRECT reads" : (s == "sched") ? "pipe round trips, one CPU" : "loopback TCP connections"
+				mo = med(off, n)
+				printf "| %s | %s | %d | %.0f | %.0f | %+.1f%% | %.2f | %.0f | %.0f (%.2f%%) |\n", s, w, n, mo, med(on, n),
+					(med(r, n) - 1) * 100, ev / ops, ev ? rt / ev : 0, rt / ops, 100 * rt / ops / mo }'
 	done
 fi
 echo

@@ -86,4 +86,8 @@ fi
 like "7: the burst of tasks: its part" "$report" '^## 7\. A burst of tasks at once on one node'
 like "7: left out of the quick form, and said" "$report" \
 	'^Left out \(BENCH_LAUNCH_ROUNDS=0; the quick form always leaves it out'
+# Part 8 (bench/probecost.sh, each probe set's workload) likewise.
+like "8: the probe sets' cost: its part" "$report" '^## 8\. What each probe set costs the workload it observes'
+like "8: left out of the quick form, and said" "$report" \
+	'^Left out \(BENCH_PROBECOST_ROUNDS=0; the quick form always leaves it out'
 done_testing

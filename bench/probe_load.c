@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The workloads of the probe sets' cost (bench/probecost.sh): each does N
+ * operations of the kind its set observes and prints the time per one.
+ *
+ *   probe_load read FILE N   4 KiB O_DIRECT reads of FILE, in order,
+ *                            wrapping at its end (io: every read is a
+ *                            block request)
+ *   probe_load pipe N        N round trips of one byte between two
+ *                            processes on one CPU, through two pipes
+ *                            (sched: two context switches each)
+ *   probe_load tcp N         N loopback TCP connections, each one byte
+ *                            there and back, then closed (net: each one
+ *                            walks the TCP states)
+ *
+ * Prints "ns_per_op=X ops=N". Exits 1 with a message on any error. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity, O_DIRECT */
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BLOCK 4096
+
+static void die(const char *what)
+{
+	fprintf(stderr, "probe_load: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double load_read(const char *file, long n)
+{
+	struct stat st;
+	off_t blocks, b = 0;
+	void *buf;
+	double t0;
+	long i;
+	int fd = open(file, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0)
+		die(file);
+	if (fstat(fd, &st) < 0 || (blocks = st.st_size / BLOCK) == 0) {
+		errno = EINVAL;
+		die("file smaller than one block");
+	}
+	if (posix_memalign(&buf, BLOCK, BLOCK) != 0)
+		die("posix_memalign");
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		if (pread(fd, buf, BLOCK, b * BLOCK) != BLOCK)
+			die("pread");
+		b = (b + 1) % blocks;
+	}
+	t0 = now_ns() - t0;
+	free(buf);
+	close(fd);
+	return t0;
+}
+
+static void on_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		die("sched_setaffinity");
+}
+
+static double load_pipe(long n)
+{
+	int there[2], back[2], status;
+	char c = 'x';
+	double t0;
+	pid_t pid;
+	long i;
+
+	if (pipe(there) < 0 || pipe(back) < 0)
+		die("pipe");
+	on_cpu0(); /* both ends on one CPU: every hand-over is a switch */
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		for (i = 0; i < n; i++)
+			if (read(there[0], &c, 1) != 1 || write(back[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (write(there[1], &c, 1) != 1 || read(back[0], &c, 1) != 1)
+			die("pipe round trip");
+	t0 = now_ns() - t0;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("pipe partner");
+	return t0;
+}
+
+/* The server answers each connection and closes first, so TIME_WAIT stays
+ * on its side, on a port of its own for each run. */
+static void tcp_serve(int lfd, long n)
+{
+	long i;
+	char c;
+
+	for (i = 0; i < n; i++) {
+		int fd = accept(lfd, NULL, NULL);
+
+		if (fd < 0 || read(fd, &c, 1) != 1 || write(fd, &c, 1) != 1)
+			_exit(1);
+		close(fd);
+	}
+	_exit(0);
+}
+
+static double load_tcp(long n)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int lfd, status;
+	double t0;
+	pid_t pid;
+	char c = 'x';
+	long i;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 128) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&a, &len) < 0)
+		die("listen on loopback");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		tcp_serve(lfd, n);
+	close(lfd);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+		    write(fd, &c, 1) != 1 || read(fd, &c, 1) != 1)
+			die("tcp connection");
+		close(fd);
+	}
+	t0 = now_ns() - t0;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("tcp server");
+	return t0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	int read_mode = !strcmp(mode, "read");
+	long n = argc > 2 + read_mode ? atol(argv[2 + read_mode]) : 0;
+	double ns;
+
+	if (n <= 0 || argc != 3 + read_mode ||
+	    (!read_mode && strcmp(mode, "pipe") && strcmp(mode, "tcp"))) {
+		fprintf(stderr, "usage: probe_load read FILE N | pipe N | tcp N\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (read_mode)
+		ns = load_read(argv[2], n);
+	else if (!strcmp(mode, "pipe"))
+		ns = load_pipe(n);
+	else
+		ns = load_tcp(n);
+	printf("ns_per_op=%.1f ops=%ld\n", ns / (double)n, n);
+	return 0;
+}

@@ -1,0 +1,139 @@
+#!/bin/bash
+# Part 8 of the benchmarks: what each shipped probe set costs the workload
+# it observes (issue 21). Boots the system tests' bookworm container
+# (tests/lib/system.sh) with the packages, the real ebpf_exporter and the
+# probes package, the sets io, sched and net declared. For each set, each
+# round runs its workload (bench/probe_load) three times, in a cgroup made
+# by this script in Slurm's layout
+# (system.slice/slurmstepd.scope/job_<id>/step_batch/user/task_0):
+#   off    no job holds the set: its instance is stopped, nothing probes;
+#   on     a job (sbatch --ebpf=SET, its ID in the cgroup's name) holds
+#          it: the instance runs, the job admitted to its filter;
+#   stats  the same with kernel.bpf_stats_enabled=1 (kernel-global, on
+#          for this run only): the run time and run count of the BPF
+#          programs held by the instance's process (/proc/PID/fdinfo),
+#          before and after.
+# Workloads: io 4 KiB O_DIRECT reads (PROBECOST_READS, 20000), sched one-
+# byte pipe round trips on one CPU (PROBECOST_SWITCHES, 200000), net
+# loopback TCP connections (PROBECOST_CONNS, 5000). Appends per run:
+#   probecost-SET run=R off_ns=.. on_ns=.. events=.. run_ns=.. ops=..
+# (off_ns, on_ns: ns per operation; events, run_ns: the programs' runs and
+# their total time during the stats run).
+# Usage (root, from the top of a configured tree, after make check):
+#   bench/probecost.sh        PROBECOST_ROUNDS (5), PROBECOST_SETS
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export srcdir=${srcdir:-$top} top_builddir=${top_builddir:-$(pwd)}
+out=${BENCH_OUT:-/dev/null}
+rounds=${PROBECOST_ROUNDS:-5}
+sets=${PROBECOST_SETS:-io sched net}
+. "$srcdir/tests/lib/tap.sh"
+. "$srcdir/tests/lib/system.sh"
+. "$srcdir/bench/pace.sh"
+. "$srcdir/tests/system/real.sh"
+. "$srcdir/tests/system/jobmetrics.sh"
+
+load=$top_builddir/bench/probe_load
+[ -x "$load" ] || bail "no bench/probe_load (make check builds it)"
+stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled) || bail "no kernel.bpf_stats_enabled"
+PC_FILE=/var/tmp/probecost.dat
+PC_IDLE_JOB=4000000000 # a name no job has: the "off" runs' cgroup
+
+sys_setup bookworm
+# The statistics back as they were, then the container's own exit trap.
+trap 'pc_st=$?; sysctl -qw kernel.bpf_stats_enabled="$stats_was"; (exit $pc_st); _sys_on_exit' EXIT
+sys_cache
+sys_tarball
+sys_boot
+sys_install
+sys_cluster_start
+_real_have || bail "no cached ebpf_exporter (tests/exporter/build.sh)"
+real_setup
+install -m 0755 "$load" "$NODE_ROOT/usr/local/bin/sse-probe-load"
+cat >"$NODE_ROOT$SYS_SETS_FILE" <<EOT
+default = io
+textfile = none
+
+[io]
+description = Block I/O latency and bytes of the job
+configs = spank-io
+listen = 127.0.0.1:9441
+linger = 0
+
+[sched]
+description = Run-queue latency of the job's threads
+configs = spank-sched
+listen = 127.0.0.1:9442
+linger = 0
+
+[net]
+description = TCP retransmits and connections of the job
+configs = spank-net
+listen = 127.0.0.1:9443
+linger = 0
+EOT
+chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+_pace_plugin mode=opt-in start=wait "sets=$SYS_SETS_FILE"
+# The reconcile timer would start or stop nothing here, but it runs work
+# of its own between the runs: stopped, as in the system tests.
+ct systemctl stop spank-ebpf-reconcile.timer
+ct dd if=/dev/urandom of="$PC_FILE" bs=1M count=64 status=none || bail "cannot write $PC_FILE"
+echo "probecost-config rounds=$rounds cpus=$(nproc) kernel=$(uname -r) slurm=$SLURM_VERSION exporter=$("$SYS_EXPORTER_DIR/bin/ebpf_exporter" --version 2>&1 | head -n 1 | tr ' ' '_')" >>"$out"
+
+# pc_args SET: the workload's arguments for SET.
+pc_args() {
+	case $1 in
+	io) echo "read $PC_FILE ${PROBECOST_READS:-20000}" ;;
+	sched) echo "pipe ${PROBECOST_SWITCHES:-200000}" ;;
+	net) echo "tcp ${PROBECOST_CONNS:-5000}" ;;
+	esac
+}
+
+# pc_run JOB SET: SET's workload in job JOB's cgroup (made here, removed
+# after); prints its ns per operation.
+pc_run() {
+	local d
+	d=$(_jm_cgroup2)/system.slice/slurmstepd.scope/job_$1/step_batch/user/task_0
+	# shellcheck disable=SC2046 # the workload's arguments, split
+	ct sh -c 'mkdir -p "$1" && echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$d" \
+		/usr/local/bin/sse-probe-load $(pc_args "$2") | sed -n 's/^ns_per_op=\([0-9.]*\) .*/\1/p'
+	jm_unplace
+}
+
+# pc_progs UNIT: "RUN_NS RUNS" of the BPF programs the unit's process holds.
+pc_progs() {
+	ct sh -c 'cat /proc/"$1"/fdinfo/* 2>/dev/null' sh "$(unit_main_pid "$1")" |
+		awk '/^run_time_ns:/ { t += $2 } /^run_cnt:/ { c += $2 } END { printf "%d %d\n", t, c }'
+}
+
+pc_round() {
+	local set=$1 r=$2 unit=spank-ebpf-exporter@$1.service off on j a b ops
+	ops=$(pc_args "$set")
+	ops=${ops##* }
+	off=$(pc_run "$PC_IDLE_JOB" "$set")
+	j=$(submit_payload "pc-$set-$r" "--ebpf=$set") || bail "sbatch --ebpf=$set refused"
+	wait_started "pc-$set-$r" || bail "job $j did not start"
+	[ "$(settled_unit_state "$unit")" = active ] || bail "$unit not active under job $j"
+	on=$(pc_run "$j" "$set")
+	sysctl -qw kernel.bpf_stats_enabled=1
+	a=$(pc_progs "$unit")
+	pc_run "$j" "$set" >/dev/null
+	b=$(pc_progs "$unit")
+	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+	release "pc-$set-$r"
+	wait_job_done "$j" || bail "job $j did not end"
+	[ "$(settled_unit_state "$unit")" != active ] || bail "$unit still active after job $j"
+	[ -n "$off" ] && [ -n "$on" ] || bail "$set: a workload run failed (off '$off', on '$on')"
+	diag "probecost $set, round $r: off $off ns/op, on $on ns/op; programs: $a -> $b"
+	echo "probecost-$set run=$r off_ns=$off on_ns=$on events=$((${b#* } - ${a#* })) run_ns=$((${b% *} - ${a% *})) ops=$ops" >>"$out"
+}
+
+for r in $(seq "$rounds"); do
+	for s in $sets; do
+		pc_round "$s" "$r"
+	done
+done
+ct rm -f "$PC_FILE"
+_pace_plugin mode=opt-in
+failed=0
+sys_teardown
