@@ -78,7 +78,7 @@ _pace_plugin mode=opt-in start=wait "sets=$SYS_SETS_FILE"
 # of its own between the runs: stopped, as in the system tests.
 ct systemctl stop spank-ebpf-reconcile.timer
 ct dd if=/dev/urandom of="$PC_FILE" bs=1M count=64 status=none || bail "cannot write $PC_FILE"
-echo "probecost-config rounds=$rounds cpus=$(nproc) kernel=$(uname -r) slurm=$SLURM_VERSION exporter=$("$SYS_EXPORTER_DIR/bin/ebpf_exporter" --version 2>&1 | head -n 1 | tr ' ' '_')" >>"$out"
+echo "probecost-config rounds=$rounds cpus=$(nproc) kernel=$(uname -r) slurm=$SLURM_VERSION exporter=$("$SYS_EXPORTER_DIR/bin/ebpf_exporter" --version 2>&1 | grep -m 1 -o 'version [^ ]*' | tr ' ' '_')" >>"$out"
 
 # pc_args SET: the workload's arguments for SET.
 pc_args() {
@@ -110,7 +110,10 @@ pc_round() {
 	local set=$1 r=$2 unit=spank-ebpf-exporter@$1.service off on j a b ops
 	ops=$(pc_args "$set")
 	ops=${ops##* }
-	off=$(pc_run "$PC_IDLE_JOB" "$set")
+	# Odd rounds measure "off" first, even rounds after the job: what
+	# one run leaves behind (TIME_WAIT sockets, the page cache, a warm
+	# CPU) does not always favour the same side.
+	[ $((r % 2)) -eq 0 ] || off=$(pc_run "$PC_IDLE_JOB" "$set")
 	j=$(submit_payload "pc-$set-$r" "--ebpf=$set") || bail "sbatch --ebpf=$set refused"
 	wait_started "pc-$set-$r" || bail "job $j did not start"
 	[ "$(settled_unit_state "$unit")" = active ] || bail "$unit not active under job $j"
@@ -123,6 +126,7 @@ pc_round() {
 	release "pc-$set-$r"
 	wait_job_done "$j" || bail "job $j did not end"
 	[ "$(settled_unit_state "$unit")" != active ] || bail "$unit still active after job $j"
+	[ $((r % 2)) -ne 0 ] || off=$(pc_run "$PC_IDLE_JOB" "$set")
 	[ -n "$off" ] && [ -n "$on" ] || bail "$set: a workload run failed (off '$off', on '$on')"
 	diag "probecost $set, round $r: off $off ns/op, on $on ns/op; programs: $a -> $b"
 	echo "probecost-$set run=$r off_ns=$off on_ns=$on events=$((${b#* } - ${a#* })) run_ns=$((${b% *} - ${a% *})) ops=$ops" >>"$out"
