@@ -50,21 +50,10 @@ sys_cluster_start
 _real_have || bail "no cached ebpf_exporter (tests/exporter/build.sh)"
 real_setup
 install -m 0755 "$load" "$NODE_ROOT/usr/local/bin/sse-probe-load"
-cat >"$NODE_ROOT$SYS_SETS_FILE" <<EOT
-default = io
-textfile = none
-
-[io]
-description = Block I/O latency and bytes of the job
-configs = spank-io
-listen = 127.0.0.1:9441
-linger = 0
-
-[sched]
-description = Run-queue latency of the job's threads
-configs = spank-sched
-listen = 127.0.0.1:9442
-linger = 0
+# The system tests' io and sched sets (tests/system/real.sh), and net.
+{
+	_real_sets_file
+	cat <<EOT
 
 [net]
 description = TCP retransmits and connections of the job
@@ -72,6 +61,7 @@ configs = spank-net
 listen = 127.0.0.1:9443
 linger = 0
 EOT
+} >"$NODE_ROOT$SYS_SETS_FILE"
 chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
 _pace_plugin mode=opt-in start=wait "sets=$SYS_SETS_FILE"
 # The reconcile timer would start or stop nothing here, but it runs work
