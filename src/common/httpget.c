@@ -38,20 +38,6 @@ static int httpget_split(const char *listen, char *host, size_t hlen, char *port
 	return 0;
 }
 
-static int httpget_wait(int fd, short events, long long deadline_us)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	long long left = deadline_us - clock_us();
-	int rc;
-
-	if (left <= 0)
-		return 0;
-	do
-		rc = poll(&p, 1, (int)((left + 999) / 1000));
-	while (rc < 0 && errno == EINTR);
-	return rc;
-}
-
 char *http_get_metrics(const char *listen, unsigned int timeout_ms, size_t cap, char *err,
 		       size_t errlen)
 {
@@ -80,7 +66,7 @@ char *http_get_metrics(const char *listen, unsigned int timeout_ms, size_t cap, 
 		snprintf(err, errlen, "cannot connect to %s: %s", listen, strerror(errno));
 		goto fail;
 	}
-	if (httpget_wait(fd, POLLOUT, deadline) <= 0 ||
+	if (clock_wait_fd(fd, POLLOUT, deadline) <= 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
 		snprintf(err, errlen, "cannot connect to %s: %s", listen,
 			 soerr ? strerror(soerr) : "timed out");
@@ -97,7 +83,7 @@ char *http_get_metrics(const char *listen, unsigned int timeout_ms, size_t cap, 
 		goto fail;
 	}
 	for (;;) {
-		if (httpget_wait(fd, POLLIN, deadline) <= 0) {
+		if (clock_wait_fd(fd, POLLIN, deadline) <= 0) {
 			snprintf(err, errlen, "%s did not answer within %u ms", listen, timeout_ms);
 			goto fail;
 		}

@@ -9,7 +9,6 @@
  * One answer:   "exit N\nout LEN\n" LEN bytes "err LEN\n" LEN bytes
  * (the report's standard output and error, and its exit status). */
 #include <errno.h>
-#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,50 +16,23 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "spank-ebpf.h"
 
 #define PEER_REQUEST_MAX 64
 #define PEER_ANSWER_MAX (4u << 20)
-#define PEER_REQUEST_MS 5000
-#define PEER_ANSWER_MS 20000
-#define PEER_WRITE_MS 10000
-
-static long long peer_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Waits until fd is ready for events, at most until deadline (ms). */
-static int peer_wait(int fd, short events, long long deadline)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	long long left = deadline - peer_now_ms();
-	int rc;
-
-	if (left <= 0) {
-		errno = ETIMEDOUT;
-		return 0;
-	}
-	do
-		rc = poll(&p, 1, (int)left);
-	while (rc < 0 && errno == EINTR);
-	if (rc == 0)
-		errno = ETIMEDOUT;
-	return rc;
-}
+#define PEER_REQUEST_US 5000000LL
+#define PEER_ANSWER_US 20000000LL
+#define PEER_WRITE_US 10000000LL
 
 static int peer_write_all(int fd, const char *buf, size_t len, long long deadline)
 {
 	while (len > 0) {
 		ssize_t n;
 
-		if (peer_wait(fd, POLLOUT, deadline) <= 0)
+		if (clock_wait_fd(fd, POLLOUT, deadline) <= 0)
 			return -1;
 		n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -82,7 +54,7 @@ static ssize_t peer_read_all(int fd, char *buf, size_t max, long long deadline, 
 	while (len < max) {
 		ssize_t n;
 
-		if (peer_wait(fd, POLLIN, deadline) <= 0)
+		if (clock_wait_fd(fd, POLLIN, deadline) <= 0)
 			return -1;
 		n = read(fd, buf + len, max - len);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -140,7 +112,7 @@ static int peer_parse(const char *a, size_t len, int *rc, const char **out, size
 int report_peer_ask(const char *path, unsigned long job, bool json)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	long long deadline = peer_now_ms() + PEER_ANSWER_MS;
+	long long deadline = clock_us() + PEER_ANSWER_US;
 	const char *out, *err;
 	size_t out_len, err_len;
 	char req[PEER_REQUEST_MAX], *answer;
@@ -279,7 +251,7 @@ static int peer_send_part(int sock, const char *name, int m, long long deadline)
 
 int report_peer_serve(struct cmd *cmd, report_fn run)
 {
-	long long deadline = peer_now_ms() + PEER_REQUEST_MS;
+	long long deadline = clock_us() + PEER_REQUEST_US;
 	char line[PEER_REQUEST_MAX + 1], who[256], head[32];
 	int mout, merr, saved_out = -1, saved_err = -1, sock, rc;
 	const char *asker = NULL;
@@ -302,7 +274,7 @@ int report_peer_serve(struct cmd *cmd, report_fn run)
 	if (peer_read_all(STDIN_FILENO, line, PEER_REQUEST_MAX, deadline, true) < 0 ||
 	    peer_request(line, &job, &json) < 0) {
 		fprintf(stderr, "spank-ebpf: report --peer: uid %u sent no request in the protocol within %d s\n",
-			uid, PEER_REQUEST_MS / 1000);
+			uid, (int)(PEER_REQUEST_US / 1000000));
 		close(sock);
 		return EXIT_UNSURE;
 	}
@@ -321,7 +293,7 @@ int report_peer_serve(struct cmd *cmd, report_fn run)
 	fflush(stderr);
 	peer_restore(STDOUT_FILENO, saved_out);
 	peer_restore(STDERR_FILENO, saved_err);
-	deadline = peer_now_ms() + PEER_WRITE_MS;
+	deadline = clock_us() + PEER_WRITE_US;
 	snprintf(head, sizeof(head), "exit %d\n", rc);
 	if (peer_write_all(sock, head, strlen(head), deadline) < 0 ||
 	    peer_send_part(sock, "out", mout, deadline) < 0 ||
