@@ -1,56 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * spank-sched: run-queue latency of the jobs that asked for it: how long
- * a job's runnable task waited for a CPU, from its wakeup (sched_wakeup,
- * sched_wakeup_new: the woken task, not the waker) or from being switched
- * out while still runnable (preempted or yielding, at sched_switch), to
- * being switched in (sched_switch's next).
+ * a job's runnable task waited for a CPU, from being enqueued (its wakeup,
+ * or being switched out while still runnable) to being switched in.
  *
- * This runs at every wakeup and context switch of the node, so it is kept
- * small: typed tracepoints (tp_btf) read task fields directly, the job is
- * looked up once per wakeup (cached per cgroup) and kept with the
- * timestamp in the task's own BPF storage (a task-local storage map:
- * 5.11+), and a task of no admitted job costs a cache lookup at its
- * wakeup and, at its switch-in, a storage lookup that finds nothing
- * (two pointer loads: no hashing, no clock read).
+ * The kernel measures that wait already, for /proc/PID/schedstat: at
+ * every switch-in it adds the wait to task->sched_info.run_delay (ns,
+ * from the run queue's clock) and counts the arrival in pcount
+ * (CONFIG_SCHED_INFO, which every major distribution enables). So one
+ * program, at sched_switch, reads the two counters of the task being
+ * switched out (prev: it ran since its last wait, so the difference from
+ * the values seen at its previous switch-out is that one wait), and no
+ * wakeup hook or clock read is needed: in a paravirtualised guest a clock
+ * read costs about 110 ns, and a wakeup hook ran on every wakeup of the
+ * node.
+ *
+ * A task of an admitted job keeps, in its own BPF storage (task-local:
+ * 5.11+), the counters last seen and its job, cached with the cgroup and
+ * the filter's generation it was resolved for; any other task costs a
+ * flag test, or a cache lookup (spank_job.bpf.h).
  */
 #include "spank_job.bpf.h"
 
 /* 26: 2^26 us, about 67 s. */
 #define SPANK_SCHED_MAX_BUCKET 26
-#define SPANK_TASK_RUNNING 0
 /* include/linux/sched.h: a kernel thread. Not a job's task, even the few
  * attached to a cgroup (vhost workers before 6.4): never counted. */
 #define SPANK_PF_KTHREAD 0x00200000
 
-/* The task's state: "__state" (unsigned int) from 5.14, "state" (long)
- * before. */
-struct task_struct___514 {
-	unsigned int __state;
+struct sched_info {
+	unsigned long pcount;
+	unsigned long long run_delay;
 } __attribute__((preserve_access_index));
 
-struct task_struct___pre514 {
-	long state;
-} __attribute__((preserve_access_index));
-
-struct task_struct___flags {
+struct task_struct___sched {
 	unsigned int flags;
+	struct sched_info sched_info;
 } __attribute__((preserve_access_index));
 
-/* When a runnable task of a job started waiting, 0 when it does not
- * (scratch: not a metric). */
-struct runq_wait {
-	__u64 since;
+/* What a job's task had waited when last switched out (scratch: not a
+ * metric). valid is 0 until then, and again once the task left the job. */
+struct runq_seen {
+	__u64 run_delay;
+	__u64 pcount;
+	__u64 cgid;
+	__u64 gen;
 	__u32 job;
-	__u32 pad;
+	__u32 valid;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct runq_wait);
-} runq_waits SEC(".maps");
+	__type(value, struct runq_seen);
+} runq_seen SEC(".maps");
 
 struct spank_sched_latency_key {
 	__u32 job;
@@ -65,81 +69,90 @@ struct {
 	__type(value, __u64);
 } spank_sched_runq_latency_seconds SEC(".maps");
 
-/* The job of a task given by a typed tracepoint (direct loads on the
- * cache's fast path). */
-static __always_inline __u32 spank_sched_job(struct task_struct *p)
+/* The job of p, in cgroup cgid (directory kn): from p's storage when it
+ * was resolved for this cgroup and generation, else from the cache. */
+static __always_inline __u32 spank_sched_job(struct task_struct *p, struct runq_seen *s,
+					     struct kernfs_node *kn, __u64 cgid, __u64 gen)
 {
-	struct kernfs_node *kn;
-	__u64 cgid, gen;
 	__u32 job;
 
-	/* Kernel threads (kworkers...) are woken often: their flags are in
-	 * the task's first cache line, their cgroup three loads away. */
-	if (((struct task_struct___flags *)p)->flags & SPANK_PF_KTHREAD)
-		return 0;
-	kn = p->cgroups->dfl_cgrp->kn;
-	if (!kn)
-		return 0;
-	cgid = kn->id;
-	gen = spank_gen();
+	if (s && s->valid && s->gen == gen && s->cgid == cgid)
+		return s->job;
 	if (spank_cached(cgid, gen, SPANK_JOB_SCHED, &job))
 		return job;
 	return spank_resolve(kn, cgid, gen, SPANK_JOB_SCHED);
 }
 
-static __always_inline void spank_sched_enqueue(struct task_struct *p)
+/* n waits of delay_ns in all: n in the bucket of their mean, all of it in
+ * the sum (n is 1 unless switches were missed). */
+static __always_inline void spank_sched_record(__u32 job, __u64 delay_ns, __u64 n)
 {
-	struct runq_wait *w;
-	__u32 job;
+	struct spank_sched_latency_key key = {};
+	__u64 us = delay_ns / 1000;
 
-	job = spank_sched_job(p);
-	if (!job)
-		return;
-	w = bpf_task_storage_get(&runq_waits, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!w)
-		return;
-	w->job = job;
-	w->since = bpf_ktime_get_ns();
-}
-
-SEC("tp_btf/sched_wakeup")
-int spank_sched_wakeup(__u64 *ctx)
-{
-	spank_sched_enqueue((struct task_struct *)ctx[0]);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int spank_sched_wakeup_new(__u64 *ctx)
-{
-	spank_sched_enqueue((struct task_struct *)ctx[0]);
-	return 0;
+	key.job = job;
+	key.bucket = spank_exp2_bucket(us / n);
+	if (key.bucket > SPANK_SCHED_MAX_BUCKET)
+		key.bucket = SPANK_SCHED_MAX_BUCKET;
+	spank_add(&spank_sched_runq_latency_seconds, &key, n);
+	key.bucket = SPANK_SCHED_MAX_BUCKET + 1;
+	spank_add(&spank_sched_runq_latency_seconds, &key, us);
 }
 
 SEC("tp_btf/sched_switch")
 int spank_sched_switch(__u64 *ctx)
 {
 	struct task_struct *prev = (struct task_struct *)ctx[1];
-	struct task_struct *next = (struct task_struct *)ctx[2];
-	struct spank_sched_latency_key key = {};
-	struct runq_wait *w;
-	__u64 state, now;
+	struct task_struct___sched *ps = (struct task_struct___sched *)prev;
+	struct kernfs_node *kn;
+	struct runq_seen *s;
+	__u64 cgid, gen, delay, count, n;
+	__u32 job;
 
-	if (bpf_core_field_exists(struct task_struct___514, __state))
-		state = ((struct task_struct___514 *)prev)->__state;
-	else
-		state = ((struct task_struct___pre514 *)prev)->state;
-	if (state == SPANK_TASK_RUNNING)
-		spank_sched_enqueue(prev);
-
-	w = bpf_task_storage_get(&runq_waits, next, 0, 0);
-	if (!w || !w->since)
+	if (!bpf_core_field_exists(ps->sched_info))
 		return 0;
-	now = bpf_ktime_get_ns();
-	key.job = w->job;
-	now = now > w->since ? (now - w->since) / 1000 : 0;
-	w->since = 0;
-	SPANK_HIST_EXP2(spank_sched_runq_latency_seconds, key, now, SPANK_SCHED_MAX_BUCKET);
+	/* Kernel threads (and the idle task) switch often: their flags are
+	 * in the task's first cache line, their cgroup three loads away. */
+	if (ps->flags & SPANK_PF_KTHREAD)
+		return 0;
+	kn = prev->cgroups->dfl_cgrp->kn;
+	if (!kn)
+		return 0;
+	cgid = kn->id;
+	gen = spank_gen();
+	s = bpf_task_storage_get(&runq_seen, prev, 0, 0);
+	job = spank_sched_job(prev, s, kn, cgid, gen);
+	if (!job) {
+		if (s)
+			s->valid = 0;
+		return 0;
+	}
+	if (!s) {
+		s = bpf_task_storage_get(&runq_seen, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!s)
+			return 0;
+	}
+	delay = ps->sched_info.run_delay;
+	count = ps->sched_info.pcount;
+	/* First seen in a job (or back in one): a task that has run once
+	 * since it was made has waited only for that (its counters started
+	 * at 0); any other gives its counters as the base for the next. */
+	if (!s->valid && count > 1)
+		n = 0;
+	else if (!s->valid)
+		n = count;
+	else
+		n = count - s->pcount;
+	if (s->valid)
+		delay -= s->run_delay;
+	s->run_delay = ps->sched_info.run_delay;
+	s->pcount = count;
+	s->cgid = cgid;
+	s->gen = gen;
+	s->job = job;
+	s->valid = 1;
+	if (n && n < (1ULL << 32))
+		spank_sched_record(job, delay, n);
 	return 0;
 }
 

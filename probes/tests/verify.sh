@@ -246,7 +246,7 @@ wait $d1 $d2 $!
 dd_in other.slice/job_44/step_0/user/task_0
 dd_in user.slice/x_slurmstepd.scope/job_45/step_0
 scrape | grep -E 'jobid="42",operation="write"' | grep -E '_count|_sum|bytes' | sed 's/^/#   /'
-# Not "exactly 2000": io_bios and io_requests are bounded hash maps, and a
+# Not "exactly 2000": io_bios is a bounded hash map, and a
 # request whose record could not be stored (map full while 43's 6000
 # writes are in flight beside it) is lost, never given to another job;
 # one such loss has been seen in about one run out of two. So: between
@@ -300,6 +300,24 @@ ok_if "sched: job 42 (two busy loops on one CPU) has run-queue waits" \
 ok_if "sched: their waits sum to more than 0.5 s" \
 	gt "$(value 'ebpf_exporter_spank_sched_runq_latency_seconds_sum{jobid="42"}')" 0.5
 ok_if "sched: job 47 without the sched bit has no spank_sched series" none_of 47 spank_sched
+# Exactly one wait per switch-in: 2000 one-byte round trips between two
+# processes on one CPU wake each side once per trip, 4000 waits, plus the
+# few of their start and end and any preemption. Counting a wait twice
+# would give about 8000; missing the ones that follow a wakeup, about 0.
+rq() { value 'ebpf_exporter_spank_sched_runq_latency_seconds_count{jobid="42"}'; }
+w0=$(rq)
+run_in "$(task 42)" taskset -c 1 python3 -c '
+import os
+r1, w1 = os.pipe(); r2, w2 = os.pipe()
+if os.fork() == 0:
+    for i in range(2000): os.read(r1, 1); os.write(w2, b"x")
+    os._exit(0)
+for i in range(2000): os.write(w1, b"x"); os.read(r2, 1)
+os.wait()'
+w1=$(rq)
+diag "sched: 2000 pipe round trips in job 42: $w0 -> $w1 waits"
+ok_if "sched: 2000 pipe round trips count 4000 waits, each once (3990 to 4600)" \
+	in_range "$(python3 -c 'import sys; print(float(sys.argv[2]) - float(sys.argv[1]))' "$w0" "$w1")" 3990 4600
 
 # --- spank-net --------------------------------------------------------------
 
