@@ -6,19 +6,24 @@
 # round runs its workload (bench/probe_load) three times, in a cgroup made
 # by this script in Slurm's layout
 # (system.slice/slurmstepd.scope/job_<id>/step_batch/user/task_0):
-#   off    no job holds the set: its instance is stopped, nothing probes;
-#   on     a job (sbatch --ebpf=SET, its ID in the cgroup's name) holds
-#          it: the instance runs, the job admitted to its filter;
-#   stats  the same with kernel.bpf_stats_enabled=1 (kernel-global, on
+#   off    no job holds the set: its instance is stopped, nothing probes
+#          (run before the job and after it; the mean of the two);
+#   on     a job (sbatch --ebpf=SET --wrap 'exec sleep 3600', its ID in
+#          the cgroup's name) holds it: the instance runs, the job
+#          admitted to its filter;
+#   floor  no job; a bare ebpf_exporter loads bench/probe_floor.bpf.c,
+#          programs that return at once at the set's hooks: what calling
+#          any program there costs on this kernel and machine;
+#   stats  the same as "on" with kernel.bpf_stats_enabled=1 (kernel-global, on
 #          for this run only): the run time and run count of the BPF
 #          programs held by the instance's process (/proc/PID/fdinfo),
 #          before and after.
 # Workloads: io 4 KiB O_DIRECT reads (PROBECOST_READS, 20000), sched one-
 # byte pipe round trips on one CPU (PROBECOST_SWITCHES, 200000), net
 # loopback TCP connections (PROBECOST_CONNS, 5000). Appends per run:
-#   probecost-SET run=R off_ns=.. on_ns=.. events=.. run_ns=.. ops=..
-# (off_ns, on_ns: ns per operation; events, run_ns: the programs' runs and
-# their total time during the stats run).
+#   probecost-SET run=R off_ns=.. on_ns=.. floor_ns=.. events=.. run_ns=.. ops=..
+# (off_ns, on_ns, floor_ns: ns per operation; events, run_ns: the
+# programs' runs and their total time during the stats run).
 # Usage (root, from the top of a configured tree, after make check):
 #   bench/probecost.sh        PROBECOST_ROUNDS (5), PROBECOST_SETS
 set -u
@@ -68,6 +73,19 @@ _pace_plugin mode=opt-in start=wait "sets=$SYS_SETS_FILE"
 # of its own between the runs: stopped, as in the system tests.
 ct systemctl stop spank-ebpf-reconcile.timer
 ct dd if=/dev/urandom of="$PC_FILE" bs=1M count=64 status=none || bail "cannot write $PC_FILE"
+# The floor's objects, one per set, built here as verify.sh builds the
+# probes (the container has no clang).
+PC_FLOOR=/var/tmp/pc-floor
+PC_FLOOR_PORT=9499
+pc_multiarch=$(gcc -print-multiarch 2>/dev/null || true)
+for s in $sets; do
+	mkdir -p "$NODE_ROOT$PC_FLOOR/$s" || bail "cannot make $PC_FLOOR/$s"
+	${BPF_CLANG:-clang} -target bpf -O2 -g -Wall -Werror -DFLOOR_$(echo "$s" | tr a-z A-Z) \
+		${pc_multiarch:+-idirafter /usr/include/$pc_multiarch} \
+		-c "$srcdir/bench/probe_floor.bpf.c" -o "$NODE_ROOT$PC_FLOOR/$s/spank-floor.bpf.o" ||
+		bail "cannot build the floor for $s"
+	cp "$srcdir/bench/probe_floor.yaml" "$NODE_ROOT$PC_FLOOR/$s/spank-floor.yaml"
+done
 echo "probecost-config rounds=$rounds cpus=$(nproc) kernel=$(uname -r) slurm=$SLURM_VERSION exporter=$("$SYS_EXPORTER_DIR/bin/ebpf_exporter" --version 2>&1 | grep -m 1 -o 'version [^ ]*' | tr ' ' '_')" >>"$out"
 
 # pc_args SET: the workload's arguments for SET.
@@ -91,21 +109,48 @@ pc_run() {
 }
 
 # pc_progs UNIT: "RUN_NS RUNS" of the BPF programs the unit's process holds.
+# The floor's exporter answers on its port: it attached every program.
+pc_floor_up() {
+	ct bash -c "exec 3<>/dev/tcp/127.0.0.1/$PC_FLOOR_PORT" 2>/dev/null
+}
+
+# pc_floor SET: the workload under the floor of SET, in the job-less cgroup.
+pc_floor() {
+	local ns
+	ct systemd-run --quiet --collect --unit=pc-floor --setenv=OTEL_TRACES_EXPORTER=none \
+		"$SYS_EXPORTER_PATH" --config.strict \
+		--config.dir="$PC_FLOOR/$1" --config.names=spank-floor \
+		--web.listen-address=127.0.0.1:$PC_FLOOR_PORT >/dev/null 2>&1 ||
+		bail "cannot start the floor's exporter for $1"
+	wait_until 60 "the floor's exporter for $1" pc_floor_up || bail "the floor's exporter for $1 did not come up"
+	ns=$(pc_run "$PC_IDLE_JOB" "$1")
+	ct systemctl stop pc-floor >/dev/null 2>&1
+	echo "$ns"
+}
+
+pc_running() {
+	[ "$(ct squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]
+}
+
 pc_progs() {
 	ct sh -c 'cat /proc/"$1"/fdinfo/* 2>/dev/null' sh "$(unit_main_pid "$1")" |
 		awk '/^run_time_ns:/ { t += $2 } /^run_cnt:/ { c += $2 } END { printf "%d %d\n", t, c }'
 }
 
 pc_round() {
-	local set=$1 r=$2 unit=spank-ebpf-exporter@$1.service off on j a b ops
+	local set=$1 r=$2 unit=spank-ebpf-exporter@$1.service off off2 on floor j a b ops
 	ops=$(pc_args "$set")
 	ops=${ops##* }
 	# Odd rounds measure "off" first, even rounds after the job: what
 	# one run leaves behind (TIME_WAIT sockets, the page cache, a warm
 	# CPU) does not always favour the same side.
-	[ $((r % 2)) -eq 0 ] || off=$(pc_run "$PC_IDLE_JOB" "$set")
-	j=$(submit_payload "pc-$set-$r" "--ebpf=$set") || bail "sbatch --ebpf=$set refused"
-	wait_started "pc-$set-$r" || bail "job $j did not start"
+	off=$(pc_run "$PC_IDLE_JOB" "$set")
+	floor=$(pc_floor "$set")
+	# A job that only sleeps: the system tests' payload polls for its
+	# gate five times a second, which the workload would pay for.
+	j=$(submit -J "pc-$set-$r" -o /dev/null "--ebpf=$set" --wrap "exec sleep 3600") ||
+		bail "sbatch --ebpf=$set refused"
+	wait_until 120 "job $j running" pc_running "$j" || bail "job $j did not start"
 	[ "$(settled_unit_state "$unit")" = active ] || bail "$unit not active under job $j"
 	on=$(pc_run "$j" "$set")
 	sysctl -qw kernel.bpf_stats_enabled=1
@@ -113,13 +158,17 @@ pc_round() {
 	pc_run "$j" "$set" >/dev/null
 	b=$(pc_progs "$unit")
 	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
-	release "pc-$set-$r"
+	ct scancel "$j"
 	wait_job_done "$j" || bail "job $j did not end"
 	[ "$(settled_unit_state "$unit")" != active ] || bail "$unit still active after job $j"
-	[ $((r % 2)) -ne 0 ] || off=$(pc_run "$PC_IDLE_JOB" "$set")
-	[ -n "$off" ] && [ -n "$on" ] || bail "$set: a workload run failed (off '$off', on '$on')"
-	diag "probecost $set, round $r: off $off ns/op, on $on ns/op; programs: $a -> $b"
-	echo "probecost-$set run=$r off_ns=$off on_ns=$on events=$((${b#* } - ${a#* })) run_ns=$((${b% *} - ${a% *})) ops=$ops" >>"$out"
+	off2=$(pc_run "$PC_IDLE_JOB" "$set")
+	[ -n "$off" ] && [ -n "$off2" ] && [ -n "$on" ] && [ -n "$floor" ] ||
+		bail "$set: a workload run failed (off '$off' '$off2', on '$on', floor '$floor')"
+	# The baseline: the mean of the runs just before and just after, so
+	# that a drift of the machine's speed over the round cancels.
+	off=$(awk -v a="$off" -v b="$off2" 'BEGIN { printf "%.1f", (a + b) / 2 }')
+	diag "probecost $set, round $r: off $off ns/op (mean of before and after), on $on ns/op, floor $floor ns/op; programs: $a -> $b"
+	echo "probecost-$set run=$r off_ns=$off on_ns=$on floor_ns=$floor events=$((${b#* } - ${a#* })) run_ns=$((${b% *} - ${a% *})) ops=$ops" >>"$out"
 }
 
 for r in $(seq "$rounds"); do

@@ -445,10 +445,10 @@ if [ -n "$probecost_why" ]; then
 elif [ "$probecost_rounds" -eq 0 ]; then
 	echo "Left out (BENCH_PROBECOST_ROUNDS=0; the quick form always leaves it out: each set's workload runs for minutes)."
 else
-	echo "bookworm, cloudflare's ebpf_exporter running the set's configs, the workload in a job cgroup made in Slurm's layout (bench/probecost.sh): off, no job holds the set (its instance stopped); on, a job holding it (\`--ebpf=SET\`), the workload under that job's ID. Per set, medians over its rounds; cost: the median of each round's on/off (the goal: under 2%); the programs' own time from kernel.bpf_stats_enabled in a third run, per program run and per operation of the workload:"
+	echo "bookworm, cloudflare's ebpf_exporter running the set's configs, the workload in a job cgroup made in Slurm's layout (bench/probecost.sh): off, no job holds the set (its instance stopped; the mean of a run before and one after); on, a job holding it (\`--ebpf=SET\`), the workload under that job's ID; floor, programs that return at once at the set's hooks (bench/probe_floor.bpf.c): what calling any program there costs. Per set, medians over its rounds; cost and floor: the median of each round's on/off and floor/off (the goal: under 2%); the programs' own time from kernel.bpf_stats_enabled in a third run, per program run and per operation of the workload:"
 	echo
-	echo "| set | workload | rounds | off ns/op | on ns/op | cost | program runs per op | ns per program run | program ns per op (of off) |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| set | workload | rounds | off ns/op | on ns/op | cost | floor | program runs per op | ns per program run | program ns per op (of off) |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	for s in io sched net; do
 		grep "^probecost-$s " "$raw" | awk -v s="$s" '
 			function med(a, k,   i, j, x) {
@@ -456,13 +456,14 @@ else
 				return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
 			{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 			  n++; off[n] = f["off_ns"]; on[n] = f["on_ns"]; r[n] = f["on_ns"] / f["off_ns"]
+			  fl[n] = ("floor_ns" in f) ? f["floor_ns"] / f["off_ns"] : 1
 			  ev += f["events"]; rt += f["run_ns"]; ops += f["ops"] }
 			END {
 				if (!n) exit
 				w = (s == "io") ? "4 KiB O_DIRECT reads" : (s == "sched") ? "pipe round trips, one CPU" : "loopback TCP connections"
 				mo = med(off, n)
-				printf "| %s | %s | %d | %.0f | %.0f | %+.1f%% | %.2f | %.0f | %.0f (%.2f%%) |\n", s, w, n, mo, med(on, n),
-					(med(r, n) - 1) * 100, ev / ops, ev ? rt / ev : 0, rt / ops, 100 * rt / ops / mo }'
+				printf "| %s | %s | %d | %.0f | %.0f | %+.1f%% | %+.1f%% | %.2f | %.0f | %.0f (%.2f%%) |\n", s, w, n, mo, med(on, n),
+					(med(r, n) - 1) * 100, (med(fl, n) - 1) * 100, ev / ops, ev ? rt / ev : 0, rt / ops, 100 * rt / ops / mo }'
 	done
 fi
 echo

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The floor of bench/probecost.sh: the hooks of one shipped probe set
+ * (-DFLOOR_IO, -DFLOOR_SCHED or -DFLOOR_NET, as in probes/spank-*.bpf.c)
+ * with programs that return at once. A workload run under it measures
+ * what calling any program at those hooks costs on this kernel and
+ * machine, apart from what the set's programs do there.
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+/* ebpf_exporter wants a metric; nothing ever counts in it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} spank_floor_total SEC(".maps");
+
+#ifdef FLOOR_IO
+SEC("raw_tp/block_getrq")
+int floor_io_getrq(void *ctx)
+{
+	return 0;
+}
+
+SEC("raw_tp/block_rq_complete")
+int floor_io_complete(void *ctx)
+{
+	return 0;
+}
+#endif
+
+#ifdef FLOOR_SCHED
+SEC("tp_btf/sched_switch")
+int floor_sched_switch(__u64 *ctx)
+{
+	return 0;
+}
+#endif
+
+#ifdef FLOOR_NET
+SEC("raw_tp/inet_sock_set_state")
+int floor_net_set_state(void *ctx)
+{
+	return 0;
+}
+
+SEC("raw_tp/tcp_retransmit_skb")
+int floor_net_retransmit(void *ctx)
+{
+	return 0;
+}
+#endif
+
+char LICENSE[] SEC("license") = "GPL";
