@@ -15,11 +15,12 @@
 # cancelled and the node left idle. Appends one line per run to $BENCH_OUT:
 #   launch-SUITE-MODE run=R tasks=N ran=N all_run_s=S lost=N load_max=L
 #     [wait_p50=.. wait_p99=.. wait_max=.. held_p50=.. held_p99=.. held_max=..
-#      prolog_p50=.. prolog_p99=.. prolog_max=.. prologs=N]
+#      prolog_p50=.. prolog_p99=.. prolog_max=.. prologs=N] slurmd_errors=N
 # lost: tasks slurmctld requeued because their batch step never started
 # ("missing from batch node"); wait/held: this plugin's state lock, and
 # prolog: its whole prolog, from its "prolog job N: done in X ms (state
-# lock: waited W ms, held H ms)".
+# lock: waited W ms, held H ms)"; slurmd_errors: slurmd's error lines
+# during the run (the commonest are printed, numbers folded).
 # LAUNCH_MODES picks among none, null, plugin, plugin_bg (this plugin
 # with start=background: no prolog waits for the exporter's start, which
 # the burst's other prologs do with start=wait, on the state lock) and
@@ -58,7 +59,12 @@ export SYSTEM_SLURMD_DEBUG=verbose
 . "$srcdir/tests/system/real.sh"
 
 export SYS_HW="CPUs=128"
+# slurmd's own lines in a file: Slurm 22.05's slurmd drops most of them
+# on its way to the journal (see src/spank/spank_ebpf.c), and they say why
+# a launch failed. The job prologs' processes log there too.
+LAUNCH_SLURMD_LOG=/var/log/slurm/slurmd-launch.log
 export SYS_CONF_EXTRA="FirstJobId=10000000
+SlurmdLogFile=$LAUNCH_SLURMD_LOG
 SlurmdParameters=config_overrides${bst:+
 BatchStartTimeout=$bst}"
 sys_setup "$suite"
@@ -75,6 +81,20 @@ echo "launch-$label-config tasks=$tasks rounds=$rounds deadline=$deadline cpus=$
 # Distinct tasks whose script ran (a requeued task marks the same file).
 launch_marks() {
 	ls "$NODE_ROOT$JOB_MARKS" | grep -c '^launch-'
+}
+
+# The slurmd log's size now, and its lines after a given size.
+launch_log_mark() {
+	stat -c %s "$NODE_ROOT$LAUNCH_SLURMD_LOG" 2>/dev/null || echo 0
+}
+launch_log_since() {
+	tail -c +$(($1 + 1)) "$NODE_ROOT$LAUNCH_SLURMD_LOG" 2>/dev/null
+}
+
+# slurmd's errors in a run, job and step IDs, times and PIDs folded so
+# that the same failure of many tasks is one line: "COUNT MESSAGE".
+launch_errors() {
+	grep -E '(^|\] )error: ' | sed -E 's/^\[[^]]*\] //; s/[0-9]+/N/g' | sort | uniq -c | sort -rn
 }
 
 # launch_pcts NAME: "NAME_p50=.. NAME_p99=.. NAME_max=.." of the numbers
@@ -97,7 +117,7 @@ launch_pcts() {
 # packages' example unit, as tests/system/real.sh installs it, instead of
 # the stand-in).
 launch_run() {
-	local mode=$1 r=$2 c j opt= t0 now ran=0 load load_max=0 all=timeout lost lines locks
+	local mode=$1 r=$2 c j opt= t0 now ran=0 load load_max=0 all=timeout lost lines locks logpos errs
 	case $mode in
 	none | null) _pace_plugin "$mode" ;;
 	plugin) _pace_plugin mode=opt-in start=wait linger=0 && opt=--ebpf ;;
@@ -122,6 +142,7 @@ launch_run() {
 	esac
 	rm -f "$NODE_ROOT$JOB_MARKS"/launch-*
 	c=$(journal_mark)
+	logpos=$(launch_log_mark)
 	t0=$(date +%s.%N)
 	j=$(_pace_array launch "1-$tasks" "touch $JOB_MARKS/launch-\$SLURM_ARRAY_TASK_ID; sleep 300" $opt)
 	while :; do
@@ -140,11 +161,13 @@ launch_run() {
 	lost=$(printf '%s\n' "$lines" | grep 'missing from batch node' | grep -o 'JobId=[0-9_]*' | sort -u | grep -c .)
 	locks=
 	if [ "$mode" != none ] && [ "$mode" != null ]; then
-		lines=$(plugin_log_since "$c" | sed -n 's/.*prolog job [0-9]*: done in \([0-9.]*\) ms (state lock: waited \([0-9.]*\) ms, held \([0-9.]*\) ms).*/\1 \2 \3/p')
+		lines=$(launch_log_since "$logpos" | sed -n 's/.*prolog job [0-9]*: done in \([0-9.]*\) ms (state lock: waited \([0-9.]*\) ms, held \([0-9.]*\) ms).*/\1 \2 \3/p')
 		locks=" $(printf '%s\n' "$lines" | awk 'NF { print $2 }' | launch_pcts wait) $(printf '%s\n' "$lines" | awk 'NF { print $3 }' | launch_pcts held) $(printf '%s\n' "$lines" | awk 'NF { print $1 }' | launch_pcts prolog) prologs=$(printf '%s\n' "$lines" | grep -c .)"
 	fi
+	errs=$(launch_log_since "$logpos" | launch_errors)
 	diag "launch $mode, run $r: array $j: $ran of $tasks ran, all after ${all} s, $lost lost, load max $load_max$locks"
-	echo "launch-$label-$mode run=$r tasks=$tasks ran=$ran all_run_s=$all lost=$lost load_max=$load_max$locks" >>"$out"
+	printf '%s\n' "$errs" | head -n 8 | sed 's/^/  slurmd: /' | while IFS= read -r l; do diag "$l"; done
+	echo "launch-$label-$mode run=$r tasks=$tasks ran=$ran all_run_s=$all lost=$lost load_max=$load_max$locks slurmd_errors=$(printf '%s\n' "$errs" | awk '{ n += $1 } END { print n + 0 }')" >>"$out"
 	ct scancel "$j" >/dev/null 2>&1
 	wait_until 900 "the burst's $tasks tasks gone, epilogs included" job_gone "$j" ||
 		bail "array $j did not end"
