@@ -13,14 +13,21 @@
 # LAUNCH_ROUNDS (3) times each. A run ends once every task has run its
 # script (its mark) or after LAUNCH_DEADLINE (900) s; then the array is
 # cancelled and the node left idle. Appends one line per run to $BENCH_OUT:
-#   launch-SUITE-MODE run=R tasks=N ran=N all_run_s=S lost=N load_max=L
+#   launch-SUITE-MODE run=R tasks=N ran=N all_run_s=S lost=N requeued=N
+#     held=N load_max=L
 #     [wait_p50=.. wait_p99=.. wait_max=.. held_p50=.. held_p99=.. held_max=..
-#      prolog_p50=.. prolog_p99=.. prolog_max=.. prologs=N] slurmd_errors=N
-# lost: tasks slurmctld requeued because their batch step never started
-# ("missing from batch node"); wait/held: this plugin's state lock, and
-# prolog: its whole prolog, from its "prolog job N: done in X ms (state
-# lock: waited W ms, held H ms)"; slurmd_errors: slurmd's error lines
-# during the run (the commonest are printed, numbers folded).
+#      prolog_p50=.. prolog_p99=.. prolog_max=.. prologs=N]
+#     rpc_last=.. rpc_lost_min=.. rpc_lost_p50=.. rpc_lost_max=..
+#     rpc_kept_p50=.. rpc_kept_p99=.. slurmd_errors=N
+# lost: tasks slurmctld requeued as "missing from batch node" (their
+# batch step not reported in time); requeued: tasks requeued for any
+# reason; held: tasks left "launch failed requeued held" (all_run_s is
+# then "never", and the run ends once the others ran); wait/held_*: this
+# plugin's state lock, and prolog: its whole prolog, from its "prolog job
+# N: done in X ms (state lock: waited W ms, held H ms)"; rpc_*: when
+# tasks' first batch launch requests reached slurmd, s after the run's
+# first (launch_rpcs); slurmd_errors: slurmd's error lines during the
+# run (the commonest are printed, numbers folded).
 # LAUNCH_MODES picks among none, null, plugin, plugin_bg (this plugin
 # with start=background: no prolog waits for the exporter's start, which
 # the burst's other prologs do with start=wait, on the state lock) and
@@ -35,8 +42,9 @@
 # null, plugin and plugin_idle: the issue's three and the control that
 # leaves the exporter out; the others by hand (each adds about 15
 # minutes per 3 rounds). LAUNCH_BATCH_START_TIMEOUT
-# sets slurm.conf's BatchStartTimeout (Slurm's default: 10 s), and the
-# lines then read launch-SUITE-bstN-MODE.
+# sets slurm.conf's BatchStartTimeout (Slurm's default: 10 s) and
+# LAUNCH_MESSAGE_TIMEOUT its MessageTimeout (default 10 s); the lines then
+# read launch-SUITE-bstN-mtN-MODE.
 # Usage (root, from the top of a configured tree, after make check):
 #   bench/launch.sh [SUITE]    SUITE: bookworm (default; the null plugin
 #                              is built on this host, for its release)
@@ -50,7 +58,8 @@ rounds=${LAUNCH_ROUNDS:-3}
 deadline=${LAUNCH_DEADLINE:-900}
 modes=${LAUNCH_MODES:-none null plugin plugin_idle}
 bst=${LAUNCH_BATCH_START_TIMEOUT:-}
-label=$suite${bst:+-bst$bst}
+mto=${LAUNCH_MESSAGE_TIMEOUT:-}
+label=$suite${bst:+-bst$bst}${mto:+-mt$mto}
 export SYSTEM_SLURMD_DEBUG=verbose
 [ "$suite" = bookworm ] || export SYSTEM_SLURMD_SYSLOG_DEBUG=verbose
 . "$srcdir/tests/lib/tap.sh"
@@ -66,7 +75,8 @@ LAUNCH_SLURMD_LOG=/var/log/slurm/slurmd-launch.log
 export SYS_CONF_EXTRA="FirstJobId=10000000
 SlurmdLogFile=$LAUNCH_SLURMD_LOG
 SlurmdParameters=config_overrides${bst:+
-BatchStartTimeout=$bst}"
+BatchStartTimeout=$bst}${mto:+
+MessageTimeout=$mto}"
 sys_setup "$suite"
 SYS_CONF_NODES="NodeName=$SYS_MACHINE NodeAddr=127.0.0.1 CPUs=128 State=UNKNOWN
 PartitionName=main Nodes=$SYS_MACHINE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
@@ -76,7 +86,14 @@ sys_tarball
 sys_boot
 sys_install
 sys_cluster_start
-echo "launch-$label-config tasks=$tasks rounds=$rounds deadline=$deadline cpus=$(nproc) slurm=$SLURM_VERSION batch_start_timeout=${bst:-default}" >>"$out"
+echo "launch-$label-config tasks=$tasks rounds=$rounds deadline=$deadline cpus=$(nproc) slurm=$SLURM_VERSION batch_start_timeout=${bst:-default} message_timeout=${mto:-default}" >>"$out"
+
+# Tasks slurmctld holds after a failed launch ("launch failed requeued
+# held": slurmd confirmed the launch request after MessageTimeout). They
+# never run unless an admin releases them.
+launch_held() {
+	ct squeue -h -r -t PD -o %r 2>/dev/null | grep -c 'launch failed requeued held'
+}
 
 # Distinct tasks whose script ran (a requeued task marks the same file).
 launch_marks() {
@@ -95,6 +112,42 @@ launch_log_since() {
 # that the same failure of many tasks is one line: "COUNT MESSAGE".
 launch_errors() {
 	grep -E '(^|\] )error: ' | sed -E 's/^\[[^]]*\] //; s/[0-9]+/N/g' | sort | uniq -c | sort -rn
+}
+
+# launch_rpcs: from slurmd's lines of one run (stdin), when each task's
+# first batch launch request reached slurmd, in seconds after the run's
+# first one: the last task's, and those of the tasks slurmctld requeued
+# (their batch step logs "CANCELLED ... DUE TO JOB REQUEUE") and of the
+# others. Prints "rpc_last=.. rpc_lost_min=.. ... rpc_kept_p99=..".
+launch_rpcs() {
+	awk 'function secs(s,   d, h, m, x) {
+		d = substr(s, 9, 2); h = substr(s, 12, 2); m = substr(s, 15, 2); x = substr(s, 18)
+		return ((d * 24 + h) * 60 + m) * 60 + x
+	}
+	function pct(a, n, p,   i, j, x, r) {
+		if (n == 0) return "n/a"
+		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+		r = int((p * n + 99) / 100); if (r < 1) r = 1
+		return sprintf("%.1f", a[r])
+	}
+	match($0, /\[[0-9][0-9][0-9][0-9]-[0-9-]*T[0-9:.]*\]/) {
+		t = secs(substr($0, RSTART + 1, RLENGTH - 2))
+		if (match($0, /Launching batch job [0-9]+/)) {
+			j = substr($0, RSTART + 20, RLENGTH - 20)
+			if (!(j in first)) { first[j] = t; if (t0 == "" || t < t0) t0 = t }
+		} else if (index($0, "DUE TO JOB REQUEUE") && match($0, /\[[0-9]+\.batch\]/)) {
+			lost[substr($0, RSTART + 1, RLENGTH - 8)] = 1
+		}
+	}
+	END {
+		for (j in first) {
+			if (first[j] - t0 > last) last = first[j] - t0
+			if (j in lost) l[++nl] = first[j] - t0
+			else k[++nk] = first[j] - t0
+		}
+		printf "rpc_last=%.1f rpc_lost_min=%s rpc_lost_p50=%s rpc_lost_max=%s rpc_kept_p50=%s rpc_kept_p99=%s",
+			last, pct(l, nl, 0), pct(l, nl, 50), pct(l, nl, 100), pct(k, nk, 50), pct(k, nk, 99)
+	}'
 }
 
 # launch_pcts NAME: "NAME_p50=.. NAME_p99=.. NAME_max=.." of the numbers
@@ -117,7 +170,7 @@ launch_pcts() {
 # packages' example unit, as tests/system/real.sh installs it, instead of
 # the stand-in).
 launch_run() {
-	local mode=$1 r=$2 c j opt= t0 now ran=0 load load_max=0 all=timeout lost lines locks logpos errs
+	local mode=$1 r=$2 c j opt= t0 now ran=0 load load_max=0 all=timeout lost lines locks logpos errs rpcs requeued held
 	case $mode in
 	none | null) _pace_plugin "$mode" ;;
 	plugin) _pace_plugin mode=opt-in start=wait linger=0 && opt=--ebpf ;;
@@ -154,20 +207,29 @@ launch_run() {
 			all=$(awk -v a="$now" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
 			break
 		fi
+		# The rest held: they will not run by themselves.
+		held=$(launch_held)
+		if [ "$held" -gt 0 ] && [ $((ran + held)) -ge "$tasks" ]; then
+			all=never
+			break
+		fi
 		awk -v a="$now" -v b="$t0" -v d="$deadline" 'BEGIN { exit !(a - b > d) }' && break
 		sleep 2
 	done
 	lines=$(slurmctld_log_since "$c")
 	lost=$(printf '%s\n' "$lines" | grep 'missing from batch node' | grep -o 'JobId=[0-9_]*' | sort -u | grep -c .)
+	requeued=$(printf '%s\n' "$lines" | grep 'Requeuing JobId=' | grep -o 'JobId=[0-9_]*' | sort -u | grep -c .)
+	held=$(launch_held)
 	locks=
 	if [ "$mode" != none ] && [ "$mode" != null ]; then
 		lines=$(launch_log_since "$logpos" | sed -n 's/.*prolog job [0-9]*: done in \([0-9.]*\) ms (state lock: waited \([0-9.]*\) ms, held \([0-9.]*\) ms).*/\1 \2 \3/p')
 		locks=" $(printf '%s\n' "$lines" | awk 'NF { print $2 }' | launch_pcts wait) $(printf '%s\n' "$lines" | awk 'NF { print $3 }' | launch_pcts held) $(printf '%s\n' "$lines" | awk 'NF { print $1 }' | launch_pcts prolog) prologs=$(printf '%s\n' "$lines" | grep -c .)"
 	fi
 	errs=$(launch_log_since "$logpos" | launch_errors)
-	diag "launch $mode, run $r: array $j: $ran of $tasks ran, all after ${all} s, $lost lost, load max $load_max$locks"
-	printf '%s\n' "$errs" | head -n 8 | sed 's/^/  slurmd: /' | while IFS= read -r l; do diag "$l"; done
-	echo "launch-$label-$mode run=$r tasks=$tasks ran=$ran all_run_s=$all lost=$lost load_max=$load_max$locks slurmd_errors=$(printf '%s\n' "$errs" | awk '{ n += $1 } END { print n + 0 }')" >>"$out"
+	rpcs=$(launch_log_since "$logpos" | launch_rpcs)
+	diag "launch $mode, run $r: array $j: $ran of $tasks ran, all after ${all} s, $lost lost, $requeued requeued, $held held, load max $load_max$locks $rpcs"
+	printf '%s\n' "$errs" | grep . | head -n 8 | sed 's/^/  slurmd: /' | while IFS= read -r l; do diag "$l"; done
+	echo "launch-$label-$mode run=$r tasks=$tasks ran=$ran all_run_s=$all lost=$lost requeued=$requeued held=$held load_max=$load_max$locks $rpcs slurmd_errors=$(printf '%s\n' "$errs" | awk '{ n += $1 } END { print n + 0 }')" >>"$out"
 	ct scancel "$j" >/dev/null 2>&1
 	wait_until 900 "the burst's $tasks tasks gone, epilogs included" job_gone "$j" ||
 		bail "array $j did not end"
