@@ -69,10 +69,11 @@ struct {
 	__type(value, __u64);
 } spank_sched_runq_latency_seconds SEC(".maps");
 
-/* The job of p, in cgroup cgid (directory kn): from p's storage when it
- * was resolved for this cgroup and generation, else from the cache. */
-static __always_inline __u32 spank_sched_job(struct task_struct *p, struct runq_seen *s,
-					     struct kernfs_node *kn, __u64 cgid, __u64 gen)
+/* The job of a task in cgroup cgid (directory kn): from the task's
+ * storage s when it was resolved for this cgroup and generation, else
+ * from the cache. */
+static __always_inline __u32 spank_sched_job(struct runq_seen *s, struct kernfs_node *kn,
+					     __u64 cgid, __u64 gen)
 {
 	__u32 job;
 
@@ -106,7 +107,7 @@ int spank_sched_switch(__u64 *ctx)
 	struct task_struct___sched *ps = (struct task_struct___sched *)prev;
 	struct kernfs_node *kn;
 	struct runq_seen *s;
-	__u64 cgid, gen, delay, count, n;
+	__u64 cgid, gen, total, delay, count, n;
 	__u32 job;
 
 	if (!bpf_core_field_exists(ps->sched_info))
@@ -121,7 +122,7 @@ int spank_sched_switch(__u64 *ctx)
 	cgid = kn->id;
 	gen = spank_gen();
 	s = bpf_task_storage_get(&runq_seen, prev, 0, 0);
-	job = spank_sched_job(prev, s, kn, cgid, gen);
+	job = spank_sched_job(s, kn, cgid, gen);
 	if (!job) {
 		if (s)
 			s->valid = 0;
@@ -132,7 +133,7 @@ int spank_sched_switch(__u64 *ctx)
 		if (!s)
 			return 0;
 	}
-	delay = ps->sched_info.run_delay;
+	total = ps->sched_info.run_delay;
 	count = ps->sched_info.pcount;
 	/* First seen in a job (or back in one): a task that has run once
 	 * since it was made has waited only for that (its counters started
@@ -143,9 +144,8 @@ int spank_sched_switch(__u64 *ctx)
 		n = count;
 	else
 		n = count - s->pcount;
-	if (s->valid)
-		delay -= s->run_delay;
-	s->run_delay = ps->sched_info.run_delay;
+	delay = s->valid ? total - s->run_delay : total;
+	s->run_delay = total;
 	s->pcount = count;
 	s->cgid = cgid;
 	s->gen = gen;
