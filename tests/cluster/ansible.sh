@@ -21,7 +21,7 @@
 #                         one node at a time), --ebpf=SET checked on ctl
 #                         and held on the node; then no sets again
 #   an_check_mode_change  --check --diff of a new timeout: the diff of the
-#                         line, no restart and no wait for one, fast
+#                         line, no restart and no wait for one
 #   a3_bad_values         bad values are refused by check-config on the
 #                         host, nothing changes
 #   a4_rolling            a new timeout and a newer package under a running
@@ -300,11 +300,10 @@ an_check_mode_change() {
 	done
 	an_check_play check-change -e slurm_spank_ebpf_timeout=13
 	an_check_nothing_changed check-change
-	# A handler that waited in check mode would wait out its 120 s per
-	# node (no new SlurmdStartTime comes); that, not the machine's speed
-	# (a loaded CI machine took 77 s), is the bound.
-	ok_if "check-change: the preview took $AN_SECS s: no wait for a restart that did not happen (under the 120 s the handler's wait takes to give up)" \
-		test "$AN_SECS" -lt 120
+	# No wait for a restart that did not happen: the wait task skipped on
+	# each node (an_check_handler) and never retried (no "FAILED -
+	# RETRYING" line: an_check_nothing_changed). Not the play's duration,
+	# which on a loaded CI machine passed the wait's 120 s all the same.
 	for h in $CL_HOSTS; do
 		an_check_line check-change "$h" "${line[$h]}" "${line[$h]} timeout=13"
 	done
