@@ -44,7 +44,8 @@ sys_install() {
 # sys_build_debs: the packages, as `make deb` builds them (packaging/debian,
 # dist tarball), built from TARBALL inside the container `ct` runs in;
 # SYS_DEBS lists them there, and they are copied to $RUN/debs for other
-# containers. Returns 1 when the tarball has no packaging/debian.
+# containers. Returns 1 when the tarball has no packaging/debian. In
+# $SYS_BUILD_DIR in the container when set (another tree of the same name).
 #
 # The build is the same for every suite of a release given the same
 # sources (the cached root filesystem, the tarball's files): the first
@@ -58,7 +59,7 @@ sys_build_debs() {
 }
 
 _sys_build_debs_locked() {
-	local b=$SYS_CDIR/build tb rc debs d key kept
+	local b=${SYS_BUILD_DIR:-$SYS_CDIR/build} tb rc debs d key kept
 	tb=$(basename "$TARBALL")
 	tar -tJf "$TARBALL" | grep -q '/packaging/debian/control$' || return 1
 	mkdir -p "$NODE_ROOT$b" "$RUN/debs"

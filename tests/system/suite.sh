@@ -5,6 +5,7 @@
 . "${srcdir:-.}/tests/system/pace.sh"
 . "${srcdir:-.}/tests/system/real.sh"
 . "${srcdir:-.}/tests/system/jobmetrics.sh"
+. "${srcdir:-.}/tests/system/upgrade.sh"
 
 # system_suite RELEASE
 system_suite() {
@@ -13,8 +14,10 @@ system_suite() {
 	# Slurm (--ebpf=SET is parsed by each release's option code), and
 	# the job metrics' end to end (Prometheus, node_exporter) on one
 	# release: what it checks is the probes' and the plugin's, the same
-	# on every release, and it takes a minute or two.
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics" ;;
+	# on every release, and it takes a minute or two. The upgrade from the
+	# release before probe sets on the oldest Slurm (its packages built
+	# for it too: two more minutes).
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics upgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's
