@@ -9,6 +9,7 @@
 #include "jobset.h"
 #include "log.h"
 #include "statefile.h"
+#include "unit.h"
 
 /* SPANK_PLUGIN()'s first argument and the option's name, with "SPANK_"
  * prepended where the job's environment reaches the prolog. */
@@ -84,6 +85,7 @@ void jobhook_run(const struct config *cfg, uint32_t job, const char *request, en
 	else
 		log_msg(LOG_INFO, "--ebpf=%s: taking a hold on its probe sets", printable_request(request));
 	statefile_lock_times_reset();
+	unit_cgroup_memo_begin();
 	t0 = clock_us();
 	if (op == HOLD_ACQUIRE) {
 		/* Slurm's own words for the job's user and, since 25.11, the
@@ -93,6 +95,7 @@ void jobhook_run(const struct config *cfg, uint32_t job, const char *request, en
 		hold_acquire_as(cfg, job, &who, request, !asked, &ev);
 	} else
 		hold_release(cfg, job, &ev);
+	unit_cgroup_memo_end();
 	if (ev & EV_UNIT_FAILED)
 		log_msg(LOG_ERROR, "the job is not affected: it runs without the exporter");
 	/* What the job waited for (the lock, and a start with start=wait):

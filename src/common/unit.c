@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The exporter's systemd unit. See unit.h. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -212,23 +213,53 @@ static void default_cgroup(const char *unit, char *buf, size_t len)
 	snprintf(buf + n, len - n, ".slice/%s", unit);
 }
 
+/* The hierarchy found for root while the memo is on (unit.h). */
+static struct {
+	bool on, known;
+	int at; /* index into hierarchies, or -1: no systemd tree */
+	char root[sizeof(((struct config *)0)->cgroup_root)];
+} cgroup_memo;
+
+void unit_cgroup_memo_begin(void)
+{
+	cgroup_memo.on = true;
+	cgroup_memo.known = false;
+}
+
+void unit_cgroup_memo_end(void)
+{
+	cgroup_memo.on = false;
+}
+
 int unit_cgroup(const struct config *cfg, const char *unit, char *path, size_t len)
 {
 	static const char *const hierarchies[] = { "", "/unified", "/systemd" };
 	char rel[2 * CONFIG_UNIT_MAX];
 	struct stat st;
-	size_t i;
+	int i, at = -1;
 
-	/* The first hierarchy that has systemd's system.slice decides. */
-	for (i = 0; i < sizeof(hierarchies) / sizeof(hierarchies[0]); i++) {
-		snprintf(path, len, "%s%s/system.slice", cfg->cgroup_root, hierarchies[i]);
-		if (stat(path, &st) < 0)
-			continue;
-		default_cgroup(unit, rel, sizeof(rel));
-		snprintf(path, len, "%s%s/%s", cfg->cgroup_root, hierarchies[i], rel);
-		return stat(path, &st) == 0;
+	if (cgroup_memo.on && cgroup_memo.known && !strcmp(cgroup_memo.root, cfg->cgroup_root)) {
+		at = cgroup_memo.at;
+	} else {
+		/* The first hierarchy that has systemd's system.slice decides. */
+		for (i = 0; i < (int)(sizeof(hierarchies) / sizeof(hierarchies[0])); i++) {
+			snprintf(path, len, "%s%s/system.slice", cfg->cgroup_root, hierarchies[i]);
+			if (stat(path, &st) == 0) {
+				at = i;
+				break;
+			}
+		}
+		if (cgroup_memo.on) {
+			cgroup_memo.known = true;
+			cgroup_memo.at = at;
+			snprintf(cgroup_memo.root, sizeof(cgroup_memo.root), "%s", cfg->cgroup_root);
+		}
 	}
-	return -1;
+	if (at < 0)
+		return -1;
+	default_cgroup(unit, rel, sizeof(rel));
+	snprintf(path, len, "%s%s/%s", cfg->cgroup_root, hierarchies[at], rel);
+	return stat(path, &st) == 0;
 }
 
 /* 1: the cgroup is there (it runs); 0: not there; -1: no systemd tree. */

@@ -37,6 +37,14 @@ enum unit_state unit_query_unit(const struct config *cfg, const char *unit, char
  * when not (stopped, or another slice), -1 when there is no systemd tree. */
 int unit_cgroup(const struct config *cfg, const char *unit, char *path, size_t len);
 
+/* Between these two calls the hierarchy that holds systemd's tree is
+ * looked for once, then remembered: a prolog or epilog asks for each of
+ * its probe sets' units, and the tree does not move under one hook.
+ * Outside them (the unit tests, which make and remove trees) every call
+ * looks again. */
+void unit_cgroup_memo_begin(void);
+void unit_cgroup_memo_end(void);
+
 /* A join into a busy set: did the unit die under its jobs? The cheap look
  * (one stat() of the cgroup systemd gives the unit by default) answers
  * "it runs"; when the cgroup is not where it would be by default (it

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hold.h"
+#include "unit.h"
 #include "tap.h"
 #include "testutil.h"
 
@@ -305,6 +306,34 @@ static void test_cgroup_tree_gone(void)
 	ok(rmdir(slice) == 0, "the test's cgroup tree is gone again");
 }
 
+/* unit_cgroup_memo_begin/end (what a hook does around its hold): the
+ * hierarchy is looked for once, and looked for again after the end. */
+static void test_cgroup_memo(void)
+{
+	char path[600], unitdir[400];
+	const char *slice;
+
+	snprintf(unitdir, sizeof(unitdir), "%s/cgroup/system.slice/memo.service", dir);
+	unit_cgroup_memo_begin();
+	ok(unit_cgroup(&cfg, "memo.service", path, sizeof(path)) == -1,
+	   "memo: no systemd tree (no system.slice)");
+	slice = make_system_slice();
+	mkdir(unitdir, 0755);
+	ok(unit_cgroup(&cfg, "memo.service", path, sizeof(path)) == -1,
+	   "memo: a tree made under the hook is not looked for again");
+	unit_cgroup_memo_end();
+	ok(unit_cgroup(&cfg, "memo.service", path, sizeof(path)) == 1 && !strcmp(path, unitdir),
+	   "memo ended: looked for at every call again (the unit's cgroup found)");
+	unit_cgroup_memo_begin();
+	ok(unit_cgroup(&cfg, "memo.service", path, sizeof(path)) == 1,
+	   "memo begun again: looked for afresh (found)");
+	rmdir(unitdir);
+	ok(unit_cgroup(&cfg, "memo.service", path, sizeof(path)) == 0,
+	   "memo: the unit's own cgroup is still looked at each time (gone: 0)");
+	unit_cgroup_memo_end();
+	ok(rmdir(slice) == 0, "memo: the test's cgroup tree is gone again");
+}
+
 /* A damaged file is salvaged, then used. */
 static void test_damaged_state_salvaged(void)
 {
@@ -390,6 +419,7 @@ int main(void)
 	test_template_unit();
 	test_unit_in_own_slice();
 	test_cgroup_tree_gone();
+	test_cgroup_memo();
 	test_damaged_state_salvaged();
 	test_start_background();
 	test_damaged_state_not_wedged();

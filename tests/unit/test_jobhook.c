@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "jobhook.h"
 #include "tap.h"
 #include "testutil.h"
+#include "unit.h"
 
 /* Slurm sets the SPANK_-prefixed name in job hooks; the Prolog= face may
  * see it without the prefix. */
@@ -116,6 +118,30 @@ static void test_epilog_without_option_releases_hold(void)
 	ok(tu_state_is(&cfg, "0\n"), "epilog without --ebpf of a job that holds (srun --ebpf step): released");
 }
 
+/* A hook remembers where systemd's tree is for its own length only
+ * (unit_cgroup_memo_begin/end): a tree made after it is seen. */
+static void test_cgroup_memo_ends_with_the_hook(void)
+{
+	char slice[300], unitdir[400], path[600];
+
+	fresh();
+	jobhook_run(&cfg, 7, "", HOLD_ACQUIRE);
+	/* Joining a busy unit looks for its cgroup (did it die?). */
+	jobhook_run(&cfg, 8, "", HOLD_ACQUIRE);
+	snprintf(slice, sizeof(slice), "%s/system.slice", cfg.cgroup_root);
+	snprintf(unitdir, sizeof(unitdir), "%s/ebpf_exporter.service", slice);
+	mkdir(cfg.cgroup_root, 0755);
+	mkdir(slice, 0755);
+	mkdir(unitdir, 0755);
+	ok(unit_cgroup(&cfg, "ebpf_exporter.service", path, sizeof(path)) == 1,
+	   "after the hooks (no systemd tree then), the tree made since is found");
+	rmdir(unitdir);
+	rmdir(slice);
+	jobhook_run(&cfg, 7, "", HOLD_RELEASE);
+	jobhook_run(&cfg, 8, "", HOLD_RELEASE);
+	ok(tu_state_is(&cfg, "0\n"), "... and both jobs released");
+}
+
 static void test_mode_always(void)
 {
 	fresh();
@@ -217,6 +243,7 @@ int main(void)
 	test_prolog_with_option();
 	test_epilog_without_option_or_hold();
 	test_epilog_without_option_releases_hold();
+	test_cgroup_memo_ends_with_the_hook();
 	test_mode_always();
 	test_second_face_counted_once();
 	test_done_line_lock_held();
