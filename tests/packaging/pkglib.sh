@@ -62,6 +62,10 @@ pkg_make() {
 	mkdir -p "$PKG_DIR"
 	(
 		unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+		# The package's own test step (rpm's %check, dh_auto_test)
+		# runs the unit tests, which the suite runs in full itself:
+		# their stress tests with fewer trials and processes here.
+		export TEST_KILL_TRIALS=${TEST_KILL_TRIALS:-100} TEST_STRESS_PROCS=${TEST_STRESS_PROCS:-8}
 		cd "$top_builddir" && make "$target" "$@"
 	) >"$PKG_DIR/$target.log" 2>&1
 }
