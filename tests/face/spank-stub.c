@@ -7,6 +7,7 @@
 #include "spank-stub.h"
 
 uint32_t spank_stub_job = 1;
+int spank_stub_context = S_CTX_JOB_SCRIPT;
 int spank_stub_verbose;
 
 spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
@@ -18,7 +19,7 @@ spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
 
 spank_context_t spank_context(void)
 {
-	return S_CTX_JOB_SCRIPT;
+	return (spank_context_t)spank_stub_context;
 }
 
 spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)

@@ -10,6 +10,10 @@
 /* The job ID spank_get_item(S_JOB_ID) answers. */
 extern uint32_t spank_stub_job;
 
+/* What spank_context() answers: S_CTX_JOB_SCRIPT unless the caller
+ * runs slurm_spank_init as another context would. */
+extern int spank_stub_context;
+
 /* Whether slurm_info() and friends print ("info: MSG" on stderr). */
 extern int spank_stub_verbose;
 
