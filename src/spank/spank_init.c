@@ -94,14 +94,19 @@ static void describe_sets(const struct sets *s)
 }
 
 /* With sets= on the line: the option takes a value, checked against the
- * sets file as this host has it. */
-static void prepare_option(const struct config *cfg)
+ * sets file as this host has it. slurmstepd (remote) runs this for every
+ * step of every job and never checks nor shows the help: there the file
+ * is not read at all, so a job without --ebpf costs no syscall (the job
+ * prolog reads it only for a job that asked). */
+static void prepare_option(const struct config *cfg, spank_context_t ctx)
 {
 	sets_configured = cfg->sets[0] != '\0';
 	if (!sets_configured)
 		return;
 	ebpf_option.has_arg = 2;
 	ebpf_option.cb = check_request;
+	if (ctx == S_CTX_REMOTE)
+		return;
 	sets_read = sets_load(cfg->sets, &submit_sets, sets_err, sizeof(sets_err)) == 0;
 	if (sets_read)
 		describe_sets(&submit_sets);
@@ -151,7 +156,7 @@ int ctx_init(spank_t sp, int argc, char **argv)
 	 * see registered options, and an exported spank_options table makes
 	 * spank_option_getopt() lie in the job prolog (see the facts note). */
 	if (!bad)
-		prepare_option(&cfg);
+		prepare_option(&cfg, ctx);
 	rc = spank_option_register(sp, &ebpf_option);
 	if (rc != ESPANK_SUCCESS)
 		log_msg(LOG_ERROR, "cannot register --ebpf: %s", spank_strerror(rc));
