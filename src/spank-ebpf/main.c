@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"       spank-ebpf [-c FILE] admit SET   (its ExecStartPost)\n"
 	"       spank-ebpf [-c FILE] report [--json] [--socket=PATH] JOBID\n"
 	"       spank-ebpf [-c FILE] report --peer   (run by spank-ebpf-report@.service)\n"
+	"       spank-ebpf [-c FILE] downgrade-prepare [--cancel]   (run by the packages before a downgrade)\n"
 	"       spank-ebpf --help | --version\n";
 
 static const struct {
@@ -45,6 +46,7 @@ static const struct {
 	{ "linger-end", cmd_linger_end, "end a linger window (run by the timer the plugin arms)" },
 	{ "exporter", cmd_exporter, "become ebpf_exporter for a probe set (run by spank-ebpf-exporter@.service)" },
 	{ "report", cmd_report, "a job's probe figures now, from its sets' exporters" },
+	{ "downgrade-prepare", cmd_downgrade, "switch probe sets off for the release before them, keeping plain holds" },
 	{ "admit", cmd_admit, "put the set's jobs in its started exporter's job filter (its ExecStartPost)" },
 };
 
@@ -55,7 +57,7 @@ static void help(void)
 	fputs(usage_text, stdout);
 	printf("\nCommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		printf("  %-13s %s\n", commands[i].name, commands[i].what);
+		printf("  %-17s %s\n", commands[i].name, commands[i].what);
 	printf("\nOptions:\n"
 	       "  -c, --config FILE  plugstack file with the plugin's line (default %s)\n"
 	       "  --node NAME        this node's Slurm NodeName (default $SLURMD_NODENAME, else\n"

@@ -54,6 +54,7 @@ int cmd_linger_end(struct cmd *cmd);
 int cmd_exporter(struct cmd *cmd); /* run by spank-ebpf-exporter@.service */
 int cmd_admit(struct cmd *cmd);    /* its ExecStartPost */
 int cmd_report(struct cmd *cmd);
+int cmd_downgrade(struct cmd *cmd); /* downgrade-prepare, run by the packages' prerm */
 
 /* report's socket for users (spank-ebpf-report.socket; report_peer.c). */
 #define REPORT_SOCKET "/run/spank-ebpf-report.sock"

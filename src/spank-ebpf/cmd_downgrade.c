@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* downgrade-prepare [--cancel]: the node ready for the release before
+ * probe sets (downgrade.h), run by the packages' prerm before an older
+ * version's files land; --cancel removes the marker it leaves. Every
+ * change goes to syslog with its reason, and to stderr; what was done to
+ * stdout. */
+#include <stdio.h>
+
+#include "downgrade.h"
+#include "spank-ebpf.h"
+
+static void downgrade_print(const struct cmd *cmd, const struct downgrade_report *rep)
+{
+	size_t i;
+	int k;
+
+	printf("%zu job%s in the state; %zu keep%s %s (the older release's form)",
+	       rep->jobs, rep->jobs == 1 ? "" : "s", rep->kept, rep->kept == 1 ? "s" : "",
+	       cmd->cfg.unit);
+	if (rep->switched_off) {
+		printf("; probe sets switched off for %zu (job%s", rep->switched_off,
+		       rep->switched_off == 1 ? "" : "s");
+		for (i = 0; i < rep->switched_off && i < DOWNGRADE_SHOWN_JOBS; i++)
+			printf(" %u", rep->shown[i]);
+		printf("%s), %zu of them now unobserved", rep->switched_off > DOWNGRADE_SHOWN_JOBS ? " ..." : "",
+		       rep->left);
+	}
+	printf("\n");
+	for (k = 0; k < rep->nstopped; k++)
+		printf("stopped %s\n", rep->stopped[k]);
+	if (rep->nfailed)
+		printf("%d stop%s failed: run downgrade-prepare again before downgrading\n",
+		       rep->nfailed, rep->nfailed == 1 ? "" : "s");
+	if (rep->marker)
+		printf("marker %s%s left: this release, if it stays or comes back, gives those jobs no probe sets (downgrade-prepare --cancel removes it)\n",
+		       cmd->cfg.state, DOWNGRADE_MARKER);
+	else
+		printf("marker %s%s could not be written\n", cmd->cfg.state, DOWNGRADE_MARKER);
+}
+
+int cmd_downgrade(struct cmd *cmd)
+{
+	static const char *const opts[] = { "cancel", NULL };
+	const char *vals[1] = { NULL }, *pos[1];
+	struct downgrade_report rep;
+	int npos, rc;
+
+	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	if (rc)
+		return rc;
+	if (need_root(cmd) < 0 || load_config(cmd) < 0)
+		return EXIT_UNSURE;
+	log_to_stderr(true);
+	if (vals[0]) {
+		if (downgrade_cancel(&cmd->cfg, &rep) < 0) {
+			fprintf(stderr, "spank-ebpf: %s: the state \"%s\" cannot be used; nothing changed\n",
+				cmd->name, cmd->cfg.state);
+			return EXIT_UNSURE;
+		}
+		printf("marker %s%s %s\n", cmd->cfg.state, DOWNGRADE_MARKER,
+		       rep.marker ? "removed: new jobs get their probe sets again; jobs switched off stay without" :
+				    "was not there: nothing to cancel");
+		return EXIT_OK;
+	}
+	rc = downgrade_prepare(&cmd->cfg, &rep);
+	if (rc < 0) {
+		fprintf(stderr, "spank-ebpf: %s: the state \"%s\" cannot be used; nothing changed\n",
+			cmd->name, cmd->cfg.state);
+		return EXIT_UNSURE;
+	}
+	if (rep.no_state) {
+		printf("no state directory for %s: no job holds anything here, nothing to prepare\n",
+			cmd->cfg.state);
+		return EXIT_OK;
+	}
+	downgrade_print(cmd, &rep);
+	return rc ? EXIT_ANOMALY : EXIT_OK;
+}
