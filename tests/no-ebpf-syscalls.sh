@@ -8,45 +8,19 @@
 #
 # The old release's plugin is built from this clone's history (git
 # archive, as tests/system/upgrade.sh does for its packages) and cached
-# per source tree under $SYSTEM_CACHE/old-plugin, so a run builds it once.
+# per source tree (tests/lib/oldrelease.sh), so CI builds it once.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/lib/plugin.sh"
+. "${srcdir:-.}/tests/lib/oldrelease.sh"
 skip_in_distcheck "the previous release is built from git history"
 need_cmd strace git flock
 plugin_built_faces
 
-UPG_FROM=0b57a39
-old_tree=$(git -C "$top" rev-parse -q --verify "$UPG_FROM^{tree}" 2>/dev/null) ||
-	missing "the release before probe sets ($UPG_FROM) in this clone's history (a clone without --depth)"
-
 d=$(mktemp -d /dev/shm/spank-ebpf-nosys.XXXXXX) || exit 1
 trap 'rm -rf "$d"' EXIT
 chmod 0755 "$d"
-
-# nosys_old_plugin: the old release's plugin in $old_so, built once per
-# source tree (its hash names the cache entry; a lock keeps two runs from
-# building it at once). Without a writable cache, built for this run.
-nosys_old_plugin() {
-	local cache=${SYSTEM_CACHE:-/var/cache/slurm-spank-ebpf-tests}/old-plugin b
-	mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=$d/cache
-	mkdir -p "$cache"
-	old_so=$cache/$old_tree/spank_ebpf.so
-	exec 7>>"$cache/lock" && flock -w 900 7 || bail "could not lock $cache/lock"
-	if [ ! -s "$old_so" ]; then
-		b=$d/old-src
-		mkdir -p "$b"
-		git -C "$top" archive "$UPG_FROM" | tar -C "$b" -x || bail "git archive $UPG_FROM failed"
-		if ! (cd "$b" && ./autogen.sh && ./configure -q && make -s src/spank/spank_ebpf.la) >"$d/old-build.log" 2>&1; then
-			show "$(tail -n 30 "$d/old-build.log")"
-			bail "building the plugin of $UPG_FROM failed"
-		fi
-		mkdir -p "${old_so%/*}"
-		cp "$b/src/spank/.libs/spank_ebpf.so" "$old_so.tmp" && mv "$old_so.tmp" "$old_so"
-		diag "built the plugin of $UPG_FROM into $old_so"
-	fi
-	exec 7>&-
-}
-nosys_old_plugin
+old_release_plugin "$d"
+UPG_FROM=$OLD_RELEASE
 
 mkdir -p "$d/configs"
 echo "metrics: {}" >"$d/configs/bio.yaml"
