@@ -98,4 +98,17 @@ is "this release again, marker present: job 78 gets no sets" "$(state_words); $(
 out=$("$cmd" -c "$d/plugstack.conf" downgrade-prepare --cancel 2>>"$d/log")
 like "downgrade-prepare --cancel removes the marker" "$out" "^marker $d/state.sets-off removed"
 is "... gone" "$(ls "$d" | grep -c 'sets-off')" 0
+
+# sets= already off the line (the packages' prerm asks for that first):
+# --sets names the file, so the set's own template's instance stops, not
+# the default template's.
+rm -f "$d/state" "$d/bin/calls.log"
+hook "$so" prolog 90 "$new_args" "$OPT=io"
+calls_since >/dev/null
+printf 'optional /usr/lib/slurm/spank_ebpf.so %s\n' "$old_args" >"$d/plugstack.conf"
+out=$("$cmd" -c "$d/plugstack.conf" downgrade-prepare --sets "$d/sets.conf" 2>>"$d/log")
+is "line without sets=, --sets FILE: the set's own instance stopped" "$?; $(state_words); $(calls_since)" \
+	"0; 0; stop ebpf_exporter@io.service"
+out=$("$cmd" -c "$d/plugstack.conf" downgrade-prepare --sets sets.conf 2>&1)
+is "--sets needs an absolute path" "$?" 2
 done_testing

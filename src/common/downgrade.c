@@ -44,14 +44,17 @@ static uint32_t downgrade_set_bits(const struct jobset *set)
 	return mask;
 }
 
-/* The marker's job IDs into ids (sorted, as a jobset). Returns 0, or -1
+/* The marker's job IDs into ids (sorted, as a jobset), and the sets file
+ * it names into sets_path (when not NULL; "" for none). Returns 0, or -1
  * when it cannot be read (logged). A missing marker is empty. */
-static int downgrade_marker_load(struct statefile *sf, struct jobset *ids)
+static int downgrade_marker_load(struct statefile *sf, struct jobset *ids, char *sets_path)
 {
 	char *buf = malloc(MARKER_MAX), *p, *end;
 	size_t len;
 	int rc;
 
+	if (sets_path)
+		sets_path[0] = '\0';
 	if (!buf)
 		return -1;
 	rc = statefile_read_aux(sf, DOWNGRADE_MARKER, buf, MARKER_MAX, &len);
@@ -68,21 +71,28 @@ static int downgrade_marker_load(struct statefile *sf, struct jobset *ids)
 		end = strchr(p, '\n');
 		if (!end)
 			break;
+		if (sets_path && !strncmp(p, "sets /", 6) && end - p - 5 < CONFIG_PATH_MAX)
+			snprintf(sets_path, CONFIG_PATH_MAX, "%.*s", (int)(end - p - 5), p + 5);
 	}
 	free(buf);
 	return 0;
 }
 
-/* Writes the marker: the jobs it named before and those of now. */
-static int downgrade_marker_store(struct statefile *sf, const struct jobset *ids)
+/* Writes the marker: the sets file the jobs' sets came from (a later run
+ * with sets= already off the line still stops their own instances), and
+ * the jobs it named before with those of now. */
+static int downgrade_marker_store(struct statefile *sf, const char *sets_path,
+				  const struct jobset *ids)
 {
-	size_t cap = sizeof(DOWNGRADE_MARKER_LINE) + 1 + ids->n * 11, off, i;
+	size_t cap = sizeof(DOWNGRADE_MARKER_LINE) + 8 + strlen(sets_path) + ids->n * 11, off, i;
 	char *buf = malloc(cap);
 	int rc;
 
 	if (!buf)
 		return -1;
 	off = (size_t)snprintf(buf, cap, "%s\n", DOWNGRADE_MARKER_LINE);
+	if (sets_path[0])
+		off += (size_t)snprintf(buf + off, cap - off, "sets %s\n", sets_path);
 	for (i = 0; i < ids->n && off < cap; i++)
 		off += (size_t)snprintf(buf + off, cap - off, "%u\n", ids->ids[i]);
 	rc = statefile_write_aux(sf, DOWNGRADE_MARKER, "downgrade marker", buf, off < cap ? off : cap - 1);
@@ -96,7 +106,7 @@ int downgrade_switched_off(struct statefile *sf, uint32_t job)
 	int found;
 
 	jobset_init(&ids);
-	found = downgrade_marker_load(sf, &ids) == 0 && jobset_contains(&ids, job);
+	found = downgrade_marker_load(sf, &ids, NULL) == 0 && jobset_contains(&ids, job);
 	jobset_free(&ids);
 	return found;
 }
@@ -140,6 +150,8 @@ static bool downgrade_no_state(const char *path)
 int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 {
 	size_t held[JOBSET_SETS_MAX] = { 0 }, i;
+	static struct config with_path;
+	char sets_path[CONFIG_PATH_MAX];
 	const struct sets *sets;
 	struct jobset set, off, marked;
 	struct statefile sf;
@@ -159,9 +171,16 @@ int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 		goto out;
 	rep->damaged = loaded > 0;
 	rep->jobs = set.n;
-	sets = downgrade_sets(cfg);
-	if (downgrade_marker_load(&sf, &marked) < 0)
+	if (downgrade_marker_load(&sf, &marked, sets_path) < 0)
 		goto out;
+	/* sets= off the line since an earlier run: that run's sets file. */
+	if (!cfg->sets[0] && sets_path[0]) {
+		with_path = *cfg;
+		snprintf(with_path.sets, sizeof(with_path.sets), "%s", sets_path);
+		cfg = &with_path;
+	}
+	snprintf(sets_path, sizeof(sets_path), "%s", cfg->sets);
+	sets = downgrade_sets(cfg);
 
 	/* 1. The holds the older release keeps: unit= alone. */
 	setbits = downgrade_set_bits(&set);
@@ -205,7 +224,7 @@ int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 
 	/* 4. The marker, even with nothing switched off: it says the node is
 	 * ready for the older release. */
-	if (downgrade_marker_store(&sf, &marked) == 0)
+	if (downgrade_marker_store(&sf, sets_path, &marked) == 0)
 		rep->marker = true;
 	if (!rep->marker || rep->nfailed)
 		rc = 1;

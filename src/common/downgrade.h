@@ -13,10 +13,13 @@
  *   3. every set instance jobs held, or still running (a linger window),
  *      is stopped, its window forgotten;
  *   4. the marker <state>.sets-off lists the jobs whose sets were switched
- *      off ("spank_ebpf sets-off" then one ID a line): a cancelled
- *      downgrade, or this release installed again, never gives them their
- *      sets back (hold.c): their filters and records are gone, and their
- *      figures would only be partial. `--cancel` removes it.
+ *      off ("spank_ebpf sets-off", "sets <sets file>", then one ID a
+ *      line): a cancelled downgrade, or this release installed again,
+ *      never gives them their sets back (hold.c): their filters and
+ *      records are gone, and their figures would only be partial. A later
+ *      run with sets= already off the line (the older release refuses it)
+ *      still finds the sets' own units through the file it names.
+ *      `--cancel` removes it.
  *
  * Jobs then run on unobserved by sets; those holding unit= stay counted,
  * so the older release stops it only after the last of them. */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* downgrade-prepare [--cancel]: the node ready for the release before
- * probe sets (downgrade.h), run by the packages' prerm before an older
- * version's files land; --cancel removes the marker it leaves. Every
+/* downgrade-prepare [--cancel] [--sets FILE]: the node ready for the
+ * release before probe sets (downgrade.h), run by the packages' prerm
+ * before an older version's files land; --cancel removes the marker it
+ * leaves; --sets names the sets file when sets= is already off the line. Every
  * change goes to syslog with its reason, and to stderr; what was done to
  * stdout. */
 #include <stdio.h>
+#include <string.h>
 
 #include "downgrade.h"
 #include "spank-ebpf.h"
@@ -40,8 +42,8 @@ static void downgrade_print(const struct cmd *cmd, const struct downgrade_report
 
 int cmd_downgrade(struct cmd *cmd)
 {
-	static const char *const opts[] = { "cancel", NULL };
-	const char *vals[1] = { NULL }, *pos[1];
+	static const char *const opts[] = { "cancel", "sets=", NULL };
+	const char *vals[2] = { NULL, NULL }, *pos[1];
 	struct downgrade_report rep;
 	int npos, rc;
 
@@ -50,6 +52,13 @@ int cmd_downgrade(struct cmd *cmd)
 		return rc;
 	if (need_root(cmd) < 0 || load_config(cmd) < 0)
 		return EXIT_UNSURE;
+	if (vals[1] && (vals[1][0] != '/' || strlen(vals[1]) >= sizeof(cmd->cfg.sets)))
+		return usage_error(cmd, "--sets needs an absolute path of at most %zu bytes",
+				   sizeof(cmd->cfg.sets) - 1);
+	/* sets= already off the line (the older release refuses it): the
+	 * jobs' sets still have their units in the sets file they came from. */
+	if (vals[1] && !cmd->cfg.sets[0])
+		snprintf(cmd->cfg.sets, sizeof(cmd->cfg.sets), "%s", vals[1]);
 	log_to_stderr(true);
 	if (vals[0]) {
 		if (downgrade_cancel(&cmd->cfg, &rep) < 0) {

@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"       spank-ebpf [-c FILE] admit SET   (its ExecStartPost)\n"
 	"       spank-ebpf [-c FILE] report [--json] [--socket=PATH] JOBID\n"
 	"       spank-ebpf [-c FILE] report --peer   (run by spank-ebpf-report@.service)\n"
-	"       spank-ebpf [-c FILE] downgrade-prepare [--cancel]   (run by the packages before a downgrade)\n"
+	"       spank-ebpf [-c FILE] downgrade-prepare [--cancel] [--sets FILE]   (run by the packages before a downgrade)\n"
 	"       spank-ebpf --help | --version\n";
 
 static const struct {

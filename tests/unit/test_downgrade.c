@@ -154,7 +154,7 @@ static void setup(void)
 static void test_mixed(void)
 {
 	struct downgrade_report rep;
-	char *m;
+	char *m, want[400];
 
 	fresh();
 	tu_write(cfg.state, "1\n77\n", 5);
@@ -180,8 +180,8 @@ static void test_mixed(void)
 	   "... names the two instances it stopped");
 	ok(rep.shown[0] == 78 && rep.shown[1] == 79, "... and the jobs switched off");
 	m = tu_slurp(marker);
-	ok(m && !strcmp(m, "spank_ebpf sets-off\n78\n79\n") && rep.marker,
-	   "the marker names the jobs switched off");
+	snprintf(want, sizeof(want), "spank_ebpf sets-off\nsets %s\n78\n79\n", sets_path);
+	ok(m && !strcmp(m, want) && rep.marker, "the marker names the sets file and the jobs switched off");
 	free(m);
 	ok(release(78) == 0 && calls_are(""), "job 78's epilog (this release, cancelled downgrade): nothing held, nothing run");
 	ok(release(77) == (EV_CHANGED | EV_STOPPED) && calls_are("stop ebpf_exporter.service\n"),
@@ -250,14 +250,15 @@ static void test_marker_and_cancel(void)
 static void test_twice(void)
 {
 	struct downgrade_report rep;
-	char *m;
+	char *m, want[400];
 
 	fresh();
 	acquire(78, "io");
 	prepare(&rep);
 	ok(prepare(&rep) == 0 && rep.switched_off == 0 && state_is("0\n"), "a second run: nothing more to switch off");
 	m = tu_slurp(marker);
-	ok(m && !strcmp(m, "spank_ebpf sets-off\n78\n"), "... the marker still names job 78");
+	snprintf(want, sizeof(want), "spank_ebpf sets-off\nsets %s\n78\n", sets_path);
+	ok(m && !strcmp(m, want), "... the marker still names job 78");
 	free(m);
 }
 
@@ -302,6 +303,25 @@ static void test_line_without_sets(void)
 	   "sets= removed first: the held set stops by the default template's name");
 }
 
+/* A first run with sets= on the line, then sets= taken off it (the older
+ * release refuses it) while a job took sched in between: the second run
+ * stops sched's own instance, through the sets file the marker names. */
+static void test_second_run_without_sets(void)
+{
+	struct downgrade_report rep;
+	struct config c = cfg;
+
+	fresh();
+	acquire(78, "io");
+	prepare(&rep);
+	acquire(79, "sched");
+	calls();
+	c.sets[0] = '\0';
+	ok(downgrade_prepare(&c, &rep) == 0 && state_is("0\n") &&
+	   calls_are("stop ebpf_exporter@sched.service\n"),
+	   "sets= off the line after a first run: sched's own instance stopped (the marker's sets file)");
+}
+
 int main(void)
 {
 	setup();
@@ -313,5 +333,6 @@ int main(void)
 	test_stop_fails();
 	test_no_state();
 	test_line_without_sets();
+	test_second_run_without_sets();
 	return tap_done();
 }
