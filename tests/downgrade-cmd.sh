@@ -4,9 +4,10 @@
 # through tests/face/spank-face on the state this tree's plugin and
 # command leave, with the recording systemctl double. A job of the old
 # release holding unit= and a job holding a probe set run when the node
-# is downgraded: the old release must keep the first job's hold (not stop
-# unit= under it), find nothing of the second, and the set's instance must
-# be stopped, since the old release never would.
+# is downgraded: the old release must keep both jobs' holds (the second's
+# set becomes unit=, what --ebpf means there), never stop unit= under a
+# running job, and the set's instance must be stopped, since the old
+# release never would.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/lib/plugin.sh"
 . "${srcdir:-.}/tests/lib/oldrelease.sh"
@@ -74,17 +75,17 @@ is "this release: job 78 holds io beside 77" "$(state_words); $(calls_since)" \
 # Ready for the downgrade.
 out=$("$cmd" -c "$d/plugstack.conf" downgrade-prepare 2>>"$d/log")
 is "downgrade-prepare: exit 0" "$?" 0
-like "... says what it kept" "$out" "^2 jobs in the state; 1 keeps ebpf_exporter.service \\(the older release's form\\); probe sets switched off for 1 \\(job 78\\), 1 of them now unobserved\$"
+like "... says what it kept" "$out" "^2 jobs in the state, each keeping a hold on ebpf_exporter.service \\(the older release's form\\); probe sets switched off for 1 \\(job 78\\)\$"
 like "... and what it stopped" "$out" "^stopped ebpf_exporter@io.service\$"
 like "... and the marker" "$out" "^marker $d/state.sets-off left: "
-is "the state in the old form; io stopped, unit= left running" "$(state_words); $(calls_since)" \
-	"1 77; stop ebpf_exporter@io.service"
+is "the state in the old form, both jobs; io stopped, unit= left running" "$(state_words); $(calls_since)" \
+	"2 77 78; stop ebpf_exporter@io.service"
 
 # The old release over it (sets= gone from the line, as it must be).
 hook "$old_so" prolog 80 "$old_args" "$OPT="
-is "old release: job 80 joins 77 (the state read, nothing started)" "$(state_words); $(calls_since)" "2 77 80; "
+is "old release: job 80 joins 77 and 78 (the state read, nothing started)" "$(state_words); $(calls_since)" "3 77 78 80; "
 hook "$old_so" epilog 78 "$old_args" "$OPT=io"
-is "old release: job 78's epilog finds no hold, runs nothing" "$(state_words); $(calls_since)" "2 77 80; "
+is "old release: job 78's epilog releases its hold, unit= kept" "$(state_words); $(calls_since)" "2 77 80; "
 hook "$old_so" epilog 77 "$old_args" "$OPT="
 is "old release: job 77's epilog: unit= kept for job 80" "$(state_words); $(calls_since)" "1 80; "
 hook "$old_so" epilog 80 "$old_args" "$OPT="
@@ -107,8 +108,9 @@ hook "$so" prolog 90 "$new_args" "$OPT=io"
 calls_since >/dev/null
 printf 'optional /usr/lib/slurm/spank_ebpf.so %s\n' "$old_args" >"$d/plugstack.conf"
 out=$("$cmd" -c "$d/plugstack.conf" downgrade-prepare --sets "$d/sets.conf" 2>>"$d/log")
-is "line without sets=, --sets FILE: the set's own instance stopped" "$?; $(state_words); $(calls_since)" \
-	"0; 0; stop ebpf_exporter@io.service"
+is "line without sets=, --sets FILE: the set's own instance stopped, unit= started for job 90" \
+	"$?; $(state_words); $(calls_since)" "0; 1 90; stop ebpf_exporter@io.service, start ebpf_exporter.service"
+like "... and says so" "$out" "^started ebpf_exporter.service\$"
 out=$("$cmd" -c "$d/plugstack.conf" downgrade-prepare --sets sets.conf 2>&1)
 is "--sets needs an absolute path" "$?" 2
 done_testing

@@ -147,6 +147,36 @@ static bool downgrade_no_state(const char *path)
 	return lstat(dir, &st) < 0 && errno == ENOENT;
 }
 
+/* The bit of unit= ("-") in the table, or -1. */
+static int downgrade_legacy_bit(const struct jobset *set)
+{
+	int b;
+
+	for (b = 0; b < set->nnames; b++)
+		if (!strcmp(set->names[b], JOBSET_LEGACY))
+			return b;
+	return -1;
+}
+
+/* unit= for jobs that held only sets: started unless it runs (a linger
+ * window of its own ends). A failed start is said, not fatal: the jobs
+ * keep their holds and the older release's reconcile starts it again. */
+static void downgrade_start_plain(struct statefile *sf, const struct config *cfg,
+				  const struct sets *sets, struct downgrade_report *rep)
+{
+	struct target t;
+	char word[200];
+
+	target_of(cfg, sets, JOBSET_LEGACY, &t);
+	linger_close(sf, &t);
+	if (unit_query_unit(cfg, t.unit, word, sizeof(word)) == UNIT_ACTIVE)
+		return;
+	log_msg(LOG_INFO, "starting %s for the jobs that held probe sets", t.unit);
+	snprintf(rep->started, sizeof(rep->started), "%s", t.unit);
+	if (transition_run(sf, cfg, &t, TRANSITION_START) & EV_UNIT_FAILED)
+		rep->start_failed = true;
+}
+
 int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 {
 	size_t held[JOBSET_SETS_MAX] = { 0 }, i;
@@ -156,7 +186,8 @@ int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 	struct jobset set, off, marked;
 	struct statefile sf;
 	uint32_t setbits, *masks = NULL;
-	int loaded, b, n, rc = -1;
+	size_t plain_before;
+	int loaded, legacy, b, n, rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
 	jobset_init(&set);
@@ -182,10 +213,13 @@ int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 	snprintf(sets_path, sizeof(sets_path), "%s", cfg->sets);
 	sets = downgrade_sets(cfg);
 
-	/* 1. The holds the older release keeps: unit= alone. */
+	/* 1. Every hold kept, in the only form the older release has: a job
+	 * that held sets now holds unit=, what --ebpf meant there. */
 	setbits = downgrade_set_bits(&set);
 	for (b = 0; b < set.nnames; b++)
 		held[b] = jobset_holders(&set, b);
+	legacy = downgrade_legacy_bit(&set);
+	plain_before = legacy < 0 ? 0 : held[legacy];
 	if (set.n && !(masks = calloc(set.n, sizeof(*masks))))
 		goto out;
 	for (i = 0; i < set.n; i++)
@@ -195,8 +229,8 @@ int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 			goto out;
 	for (i = 0; i < off.n; i++) {
 		jobset_release(&set, off.ids[i], setbits);
-		if (!jobset_contains(&set, off.ids[i]))
-			rep->left++;
+		if (jobset_add(&set, off.ids[i]) < 0)
+			goto out;
 		if (i < DOWNGRADE_SHOWN_JOBS)
 			rep->shown[i] = off.ids[i];
 	}
@@ -206,9 +240,8 @@ int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 		goto out;
 	rc = 0;
 	if (off.n)
-		log_msg(LOG_INFO, "probe sets switched off for %zu job%s; %zu job%s keep%s %s",
-			off.n, off.n == 1 ? "" : "s", set.n, set.n == 1 ? "" : "s",
-			set.n == 1 ? "s" : "", cfg->unit);
+		log_msg(LOG_INFO, "probe sets switched off for %zu job%s; every job (%zu) holds %s",
+			off.n, off.n == 1 ? "" : "s", set.n, cfg->unit);
 
 	/* 2. Out of the filters while the instances still run. */
 	for (i = 0, n = 0; i < rep->jobs; i++)
@@ -222,7 +255,11 @@ int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 		if (strcmp(set.names[b], JOBSET_LEGACY))
 			downgrade_stop(&sf, cfg, sets, set.names[b], held[b] > 0, rep);
 
-	/* 4. The marker, even with nothing switched off: it says the node is
+	/* 4. unit= for the jobs that now hold it, if none did before. */
+	if (plain_before == 0 && set.n > 0)
+		downgrade_start_plain(&sf, cfg, sets, rep);
+
+	/* 5. The marker, even with nothing switched off: it says the node is
 	 * ready for the older release. */
 	if (downgrade_marker_store(&sf, sets_path, &marked) == 0)
 		rep->marker = true;

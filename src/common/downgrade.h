@@ -7,11 +7,14 @@
  * set's instance. So, before its files land (the packages' prerm), with
  * the state lock held:
  *
- *   1. every job loses its probe sets, keeping its hold on unit= if it had
- *      one; the state is stored, in form 1 when that is all it says;
+ *   1. every job keeps a hold, in the only form the older release has: a
+ *      job that held probe sets now holds unit= instead (what --ebpf
+ *      means there), so no hold is lost; the state is stored in form 1;
  *   2. those jobs leave the sets' filters, their records end;
  *   3. every set instance jobs held, or still running (a linger window),
- *      is stopped, its window forgotten;
+ *      is stopped, its window forgotten; unit= is started if only sets
+ *      were held (a failed start is said, not fatal: the older release's
+ *      reconcile starts a held unit again);
  *   4. the marker <state>.sets-off lists the jobs whose sets were switched
  *      off ("spank_ebpf sets-off", "sets <sets file>", then one ID a
  *      line): a cancelled downgrade, or this release installed again,
@@ -21,8 +24,8 @@
  *      still finds the sets' own units through the file it names.
  *      `--cancel` removes it.
  *
- * Jobs then run on unobserved by sets; those holding unit= stay counted,
- * so the older release stops it only after the last of them. */
+ * Every job stays counted, so the older release stops unit= only after
+ * the last of them. */
 #ifndef SPANK_EBPF_DOWNGRADE_H
 #define SPANK_EBPF_DOWNGRADE_H
 
@@ -41,12 +44,13 @@
 struct downgrade_report {
 	size_t jobs;              /* in the state before */
 	size_t kept;              /* holding unit= after: the older release's form */
-	size_t switched_off;      /* jobs whose probe sets were taken */
-	size_t left;              /* of those, holding nothing any more */
+	size_t switched_off;      /* jobs whose probe sets became unit= */
 	uint32_t shown[DOWNGRADE_SHOWN_JOBS]; /* the first switched-off jobs */
 	int nstopped;             /* set instances stopped */
 	char stopped[JOBSET_SETS_MAX][CONFIG_UNIT_MAX];
 	int nfailed;              /* ... of which systemctl stop failed */
+	char started[CONFIG_UNIT_MAX]; /* unit=, when started for them ("": not) */
+	bool start_failed;        /* ... and its start failed */
 	bool marker;              /* prepare: marker written; cancel: removed */
 	bool damaged;             /* the state file was damaged (salvaged) */
 	bool no_state;            /* prepare: no state directory, nothing done */

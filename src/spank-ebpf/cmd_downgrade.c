@@ -16,16 +16,14 @@ static void downgrade_print(const struct cmd *cmd, const struct downgrade_report
 	size_t i;
 	int k;
 
-	printf("%zu job%s in the state; %zu keep%s %s (the older release's form)",
-	       rep->jobs, rep->jobs == 1 ? "" : "s", rep->kept, rep->kept == 1 ? "s" : "",
-	       cmd->cfg.unit);
+	printf("%zu job%s in the state, each keeping a hold on %s (the older release's form)",
+	       rep->jobs, rep->jobs == 1 ? "" : "s", cmd->cfg.unit);
 	if (rep->switched_off) {
 		printf("; probe sets switched off for %zu (job%s", rep->switched_off,
 		       rep->switched_off == 1 ? "" : "s");
 		for (i = 0; i < rep->switched_off && i < DOWNGRADE_SHOWN_JOBS; i++)
 			printf(" %u", rep->shown[i]);
-		printf("%s), %zu of them now unobserved", rep->switched_off > DOWNGRADE_SHOWN_JOBS ? " ..." : "",
-		       rep->left);
+		printf("%s)", rep->switched_off > DOWNGRADE_SHOWN_JOBS ? " ..." : "");
 	}
 	printf("\n");
 	for (k = 0; k < rep->nstopped; k++)
@@ -33,6 +31,9 @@ static void downgrade_print(const struct cmd *cmd, const struct downgrade_report
 	if (rep->nfailed)
 		printf("%d stop%s failed: run downgrade-prepare again before downgrading\n",
 		       rep->nfailed, rep->nfailed == 1 ? "" : "s");
+	if (rep->started[0])
+		printf("%s %s%s\n", rep->start_failed ? "could not start" : "started", rep->started,
+		       rep->start_failed ? " (the jobs keep their holds; the older release's reconcile starts it again)" : "");
 	if (rep->marker)
 		printf("marker %s%s left: this release, if it stays or comes back, gives those jobs no probe sets (downgrade-prepare --cancel removes it)\n",
 		       cmd->cfg.state, DOWNGRADE_MARKER);

@@ -1,9 +1,9 @@
 /* spank-ebpf downgrade-prepare's core (downgrade.h): the state converted
  * for the release before probe sets (0b57a39), which reads only form 1
- * ("<count>\n<id>\n..."): jobs holding unit= kept, probe sets switched
- * off, their instances stopped (held or lingering), the marker left and
- * honoured, --cancel; a node without state; a failing stop. One function
- * per case, each from fresh(). */
+ * ("<count>\n<id>\n..."): every hold kept (a job's sets become unit=),
+ * the sets' instances stopped (held or lingering), unit= started when only
+ * sets were held, the marker left and honoured, --cancel; a node without
+ * state; a failing stop. One function per case, each from fresh(). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,8 +149,8 @@ static void setup(void)
 }
 
 /* Job 77 holds unit= (it came from the older release, an upgrade under
- * it), 78 io, 79 io and sched: 77 keeps its hold in the older release's
- * form, both instances stop, unit= stays for 77. */
+ * it), 78 io, 79 io and sched: all three hold unit= in the older
+ * release's form, both instances stop, unit= runs on (77 held it). */
 static void test_mixed(void)
 {
 	struct downgrade_report rep;
@@ -163,7 +163,7 @@ static void test_mixed(void)
 	ok(state_is("spank_ebpf state 2\n77 -\n78 io\n79 io,sched\n"), "before: 77 unit=, 78 io, 79 io,sched");
 	calls();
 	ok(prepare(&rep) == 0, "downgrade-prepare succeeds");
-	ok(state_is("1\n77\n"), "the state in the older release's form: 77 alone");
+	ok(state_is("3\n77\n78\n79\n"), "the state in the older release's form: all three jobs kept");
 	{
 		char *s = tu_state_text(&cfg);
 
@@ -172,9 +172,8 @@ static void test_mixed(void)
 	}
 	ok(calls_are("stop ebpf_exporter@io.service\nstop ebpf_exporter@sched.service\n"),
 	   "both set instances stopped, exactly the state's units; unit= untouched");
-	ok(rep.jobs == 3 && rep.kept == 1 && rep.switched_off == 2 && rep.left == 2,
-	   "the report: 3 jobs, 1 kept, 2 switched off, 2 left holding nothing (%zu %zu %zu %zu)",
-	   rep.jobs, rep.kept, rep.switched_off, rep.left);
+	ok(rep.jobs == 3 && rep.kept == 3 && rep.switched_off == 2 && !rep.started[0],
+	   "the report: 3 jobs, 3 kept, 2 switched off, unit= not started (it ran for 77)");
 	ok(rep.nstopped == 2 && !strcmp(rep.stopped[0], "ebpf_exporter@io.service") &&
 	   !strcmp(rep.stopped[1], "ebpf_exporter@sched.service") && rep.nfailed == 0,
 	   "... names the two instances it stopped");
@@ -183,12 +182,13 @@ static void test_mixed(void)
 	snprintf(want, sizeof(want), "spank_ebpf sets-off\nsets %s\n78\n79\n", sets_path);
 	ok(m && !strcmp(m, want) && rep.marker, "the marker names the sets file and the jobs switched off");
 	free(m);
-	ok(release(78) == 0 && calls_are(""), "job 78's epilog (this release, cancelled downgrade): nothing held, nothing run");
+	ok(release(78) == EV_CHANGED && release(79) == EV_CHANGED && calls_are(""),
+	   "jobs 78 and 79 end (this release, a cancelled downgrade): unit= kept for 77");
 	ok(release(77) == (EV_CHANGED | EV_STOPPED) && calls_are("stop ebpf_exporter.service\n"),
 	   "job 77's epilog: unit= stops after its last holder");
 }
 
-/* Only jobs holding sets: the older release sees none ("0"). */
+/* Only jobs holding sets: they hold unit= now, which starts for them. */
 static void test_sets_only(void)
 {
 	struct downgrade_report rep;
@@ -196,9 +196,13 @@ static void test_sets_only(void)
 	fresh();
 	acquire(5, "sched");
 	calls();
-	ok(prepare(&rep) == 0 && state_is("0\n"), "sets only: the state says 0 jobs");
-	ok(old_release_reads("0\n"), "... which 0b57a39's parser reads");
-	ok(calls_are("stop ebpf_exporter@sched.service\n"), "... and sched stopped");
+	ok(prepare(&rep) == 0 && state_is("1\n5\n"), "sets only: job 5 holds unit= in the old form");
+	ok(old_release_reads("1\n5\n") && old_release_reads("0\n"), "... which 0b57a39's parser reads (so is an empty one)");
+	ok(calls_are("stop ebpf_exporter@sched.service\nstart ebpf_exporter.service\n"),
+	   "... sched stopped, unit= started for it");
+	ok(!strcmp(rep.started, "ebpf_exporter.service") && !rep.start_failed, "... and the report says so");
+	ok(release(5) == (EV_CHANGED | EV_STOPPED) && calls_are("stop ebpf_exporter.service\n"),
+	   "job 5's epilog stops unit=");
 }
 
 /* An instance lingering after its last job (io's linger=30) would run
@@ -233,8 +237,8 @@ static void test_marker_and_cancel(void)
 	prepare(&rep);
 	calls();
 	tu_clear_logs();
-	ok(acquire(78, "io") == 0 && state_is("0\n") && calls_are(""),
-	   "marker: job 78 asking again (its prolog re-run) holds nothing");
+	ok(acquire(78, "io") == 0 && state_is("1\n78\n") && calls_are(""),
+	   "marker: job 78 asking again (its prolog re-run) gets no set, keeps unit=");
 	ok(tu_logged("its probe sets were switched off for a downgrade"), "... and the log says why");
 	ok(acquire(80, "io") == (EV_CHANGED | EV_STARTED), "another job still gets its sets");
 	release(80);
@@ -243,7 +247,7 @@ static void test_marker_and_cancel(void)
 	ok(downgrade_cancel(&cfg, &rep) == 0 && rep.marker && stat(marker, &st) < 0,
 	   "--cancel removes the marker");
 	ok(downgrade_cancel(&cfg, &rep) == 0 && !rep.marker, "... a second --cancel finds none");
-	ok(acquire(78, "io") > 0 && state_is("spank_ebpf state 2\n78 io\n"), "without it, job 78 may hold io again");
+	ok(acquire(78, "io") > 0 && state_is("spank_ebpf state 2\n78 -,io\n"), "without it, job 78 may hold io again");
 }
 
 /* Run twice (a retried downgrade): the marker keeps the first run's jobs. */
@@ -255,7 +259,7 @@ static void test_twice(void)
 	fresh();
 	acquire(78, "io");
 	prepare(&rep);
-	ok(prepare(&rep) == 0 && rep.switched_off == 0 && state_is("0\n"), "a second run: nothing more to switch off");
+	ok(prepare(&rep) == 0 && rep.switched_off == 0 && state_is("1\n78\n"), "a second run: nothing more to switch off");
 	m = tu_slurp(marker);
 	snprintf(want, sizeof(want), "spank_ebpf sets-off\nsets %s\n78\n", sets_path);
 	ok(m && !strcmp(m, want), "... the marker still names job 78");
@@ -272,8 +276,8 @@ static void test_stop_fails(void)
 	acquire(78, "io");
 	tu_double_set(dir, "fail-actions");
 	rc = prepare(&rep);
-	ok(rc == 1 && rep.nfailed == 1 && rep.nstopped == 1 && state_is("0\n"),
-	   "a failing stop: 1 (run it again), the state converted (rc %d, %d of %d failed)",
+	ok(rc == 1 && rep.nfailed == 1 && rep.nstopped == 1 && state_is("1\n78\n") && rep.start_failed,
+	   "a failing stop (and start): 1 (run it again), the state converted (rc %d, %d of %d failed)",
 	   rc, rep.nfailed, rep.nstopped);
 }
 
@@ -298,8 +302,8 @@ static void test_line_without_sets(void)
 	acquire(78, "io");
 	calls();
 	c.sets[0] = '\0';
-	ok(downgrade_prepare(&c, &rep) == 0 && state_is("0\n") &&
-	   calls_are("stop spank-ebpf-exporter@io.service\n"),
+	ok(downgrade_prepare(&c, &rep) == 0 && state_is("1\n78\n") &&
+	   calls_are("stop spank-ebpf-exporter@io.service\nstart ebpf_exporter.service\n"),
 	   "sets= removed first: the held set stops by the default template's name");
 }
 
@@ -317,7 +321,7 @@ static void test_second_run_without_sets(void)
 	acquire(79, "sched");
 	calls();
 	c.sets[0] = '\0';
-	ok(downgrade_prepare(&c, &rep) == 0 && state_is("0\n") &&
+	ok(downgrade_prepare(&c, &rep) == 0 && state_is("2\n78\n79\n") &&
 	   calls_are("stop ebpf_exporter@sched.service\n"),
 	   "sets= off the line after a first run: sched's own instance stopped (the marker's sets file)");
 }
