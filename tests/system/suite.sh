@@ -16,8 +16,8 @@ system_suite() {
 	# release: what it checks is the probes' and the plugin's, the same
 	# on every release, and it takes a minute or two. The upgrade from the
 	# release before probe sets on the oldest Slurm (its packages built
-	# for it too: two more minutes).
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics upgrade" ;;
+	# for it too: two more minutes), and the downgrade back to it.
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics upgrade downgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's

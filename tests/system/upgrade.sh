@@ -18,6 +18,7 @@ UPG_PKGS="slurm-spank-ebpf slurm-spank-ebpf-compute slurm-spank-ebpf-submit slur
 # hand) point when this clone lacks UPG_FROM (a shallow clone).
 _upg_old_debs() {
 	local src name=slurm-spank-ebpf-0.1.0 new_debs=$SYS_DEBS
+	[ -z "${UPG_OLD_DEBS:-}" ] || return 0 # built earlier in this run
 	if ! git -C "$SYS_TOP" rev-parse -q --verify "$UPG_FROM^{commit}" >/dev/null 2>&1; then
 		if [ -n "${CI:-}" ]; then
 			is "upgrade: the release before probe sets ($UPG_FROM) in this clone's history (a clone without --depth)" \
@@ -118,4 +119,86 @@ slurm-spank-ebpf-probes $new_v"
 	is "upgrade: one start (old release) and one stop (new), none in between (unit journal)" \
 		"$(unit_jobs_since "$c")" "start stop"
 	is "upgrade: the holds in the slurmd journal: 1 (old), 2, 1, 0 (new)" "$(refcounts_since "$c")" "1 2 1 0"
+}
+
+# A package downgrade to the release before probe sets under a running
+# job holding a set (issue 30, item 6), with the real exporter: the base
+# package's prerm runs spank-ebpf downgrade-prepare, which keeps the
+# job's hold as the older release's (unit=, the plain exporter), stops
+# the set's instance and starts unit=; it refuses the downgrade while
+# sets= is on the plugin's line (the older release refuses that line).
+# The job completes under the older release, whose epilog stops unit=;
+# upgrading again works, sets and all.
+scn_downgrade() {
+	local c a b new_v out
+	_real_have || return 0
+	_upg_old_debs || return 0
+	new_v=$(ct dpkg-query -W -f='${Version}' slurm-spank-ebpf)
+	real_setup
+	_real_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
+	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	sys_restart_slurmd || bail "downgrade: slurmd did not restart with sets="
+	c=$(journal_mark)
+	a=$(submit_work dga --ebpf=io) || { is "downgrade: sbatch --ebpf=io accepted" no yes; return; }
+	wait_started dga
+	is "downgrade: job $a (io) runs: io up, $SYS_UNIT not" "$(job_state "$a"); $(inst_states); $(is_active)" \
+		"RUNNING; io=active sched=inactive; inactive"
+
+	# First try, sets= still on the line: the node made ready, the
+	# downgrade refused, this release kept.
+	: >"$RUN/log/upgrade-apt.log"
+	if _upg_apt install --allow-downgrades $UPG_OLD_DEBS; then
+		is "downgrade: refused while sets= is on the plugin's line" accepted refused
+	else
+		is "downgrade: refused while sets= is on the plugin's line" refused refused
+	fi
+	out=$(cat "$RUN/log/upgrade-apt.log")
+	like "downgrade: ... the prerm says why" "$out" "refusing the downgrade to 0\\.1\\.0-$UPG_FROM_REVISION for now: the node is ready"
+	like "downgrade: ... after downgrade-prepare said what it did" "$out" \
+		"1 job in the state, each keeping a hold on $SYS_UNIT \\(the older release's form\\); probe sets switched off for 1 \\(job $a\\)"
+	is "downgrade: ... this release still installed" "$(_upg_versions | head -n 1)" "slurm-spank-ebpf $new_v"
+	is "downgrade: ... the state holds job $a in the older form, io stopped, $SYS_UNIT started for it" \
+		"$(state); $(inst_states); $(settled_unit_state)" "$(state_of "$a"); io=inactive sched=inactive; active"
+
+	# sets= off the line, downgrade again. apt had unpacked the older
+	# compute and submit packages before the base package's prerm refused
+	# (its order): -f lets it finish what it started.
+	plugin_args mode=opt-in
+	: >"$RUN/log/upgrade-apt.log"
+	_upg_apt install -f --allow-downgrades $UPG_OLD_DEBS ||
+		{ show "$(tail -n 30 "$RUN/log/upgrade-apt.log")"; is "downgrade: with sets= off the line, apt-get installs the old release" failed ok; return; }
+	is "downgrade: the old release installed" "$(_upg_versions | sed -n 1,3p)" \
+		"slurm-spank-ebpf 0.1.0-$UPG_FROM_REVISION
+slurm-spank-ebpf-compute 0.1.0-$UPG_FROM_REVISION
+slurm-spank-ebpf-submit 0.1.0-$UPG_FROM_REVISION"
+	sys_restart_slurmd || bail "downgrade: slurmd did not restart under the old release"
+	is "downgrade: under the old release the state still holds job $a, $SYS_UNIT active" \
+		"$(state); $(is_active)" "$(state_of "$a"); active"
+	release dga
+	wait_job_done "$a"
+	is "downgrade: job $a completed" "$(job_state "$a")" COMPLETED
+	is "downgrade: after its end (old release's epilog): state empty, $SYS_UNIT stopped, io never again" \
+		"$(state_count); $(settled_unit_state); $(inst_states)" "0; inactive; io=inactive sched=inactive"
+	is "downgrade: io started once and stopped once; $SYS_UNIT started and stopped once" \
+		"$(unit_jobs_since "$c" spank-ebpf-exporter@io.service); $(unit_jobs_since "$c")" "start stop; start stop"
+
+	# Upgraded again: sets work.
+	_upg_apt install $SYS_DEBS || { show "$(tail -n 20 "$RUN/log/upgrade-apt.log")"; bail "downgrade: upgrading again failed"; }
+	is "downgrade: upgraded again" "$(_upg_versions | head -n 1)" "slurm-spank-ebpf $new_v"
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	sys_restart_slurmd || bail "downgrade: slurmd did not restart after upgrading again"
+	b=$(submit_work dgb --ebpf=io) || { is "downgrade: sbatch --ebpf=io accepted again" no yes; return; }
+	wait_started dgb
+	is "downgrade: a new job (io) after upgrading again: io up" "$(job_state "$b"); $(inst_states)" \
+		"RUNNING; io=active sched=inactive"
+	release dgb
+	wait_job_done "$b"
+	is "downgrade: ... it completes, io stops" "$(job_state "$b"); $(inst_states)" \
+		"COMPLETED; io=inactive sched=inactive"
+	ct "$SYS_ADMIN_CMD" downgrade-prepare --cancel >/dev/null 2>&1
+	plugin_args mode=opt-in
+	sys_restart_slurmd || bail "downgrade: slurmd did not restart without sets="
+	rm -f "$NODE_ROOT$SYS_SETS_FILE"
+	real_teardown
 }
