@@ -187,19 +187,24 @@ static int write_textfile(const struct cmd *cmd, const char *dir)
 	return rc < 0 ? EXIT_UNSURE : EXIT_OK;
 }
 
+enum { OPT_TEXTFILE, NOPTS };
+const struct option_spec metrics_options[] = {
+	[OPT_TEXTFILE] = { "textfile", "DIR", "write DIR/spank_ebpf.prom atomically, not standard output", 0 },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
 int cmd_metrics(struct cmd *cmd)
 {
-	static const char *const opts[] = { "textfile=", NULL };
-	const char *vals[1] = { NULL }, *pos[1];
+	const char *vals[NOPTS] = { NULL }, *pos[1];
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	rc = parse_options(cmd, vals, pos, 0, &npos);
 	if (rc)
 		return rc;
 	if (need_root(cmd) < 0 || load_config(cmd) < 0)
 		return EXIT_UNSURE;
-	if (vals[0])
-		return write_textfile(cmd, vals[0]);
+	if (vals[OPT_TEXTFILE])
+		return write_textfile(cmd, vals[OPT_TEXTFILE]);
 	if (render(cmd, stdout) < 0)
 		return EXIT_UNSURE;
 	return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_ANOMALY;
