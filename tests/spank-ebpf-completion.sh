@@ -25,7 +25,7 @@ install -m 0755 "$bin" "$d/bin/spank-ebpf"
 install -m 0644 "$comp" "$d/completion"
 install -m 0755 "$top/tests/bin/systemctl-double" "$d/bin/systemctl"
 echo "$d/state" >"$d/bin/statefile"
-touch "$d/files/a.conf" "$d/files/b.sets"
+touch "$d/files/a.conf" "$d/files/b.sets" "$d/files/c *.conf"
 for c in bio sched tcp; do echo "metrics: {}" >"$d/configs/$c.yaml"; done
 cat >"$d/sets.conf" <<EOF
 unit = ebpf_exporter@.service
@@ -53,10 +53,10 @@ printf 'optional /usr/lib/slurm/spank_ebpf.so systemctl=%s state=%s sets=%s time
 printf '2\n5\n7\n' >"$d/state"
 chmod 0644 "$d/sets.conf" "$d/plugstack.conf" "$d/state"
 
-# complete [--as-nobody] WORD...: the completions of the last WORD after
-# the others (the command first), sorted, on one line; a fresh bash,
-# without the caller's environment.
-complete() {
+# complete_lines [--as-nobody] WORD...: the completions of the last WORD
+# after the others (the command first), one a line; a fresh bash, without
+# the caller's environment.
+complete_lines() {
 	local as=()
 	if [ "$1" = --as-nobody ]; then
 		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
@@ -70,7 +70,11 @@ complete() {
 		COMPREPLY=()
 		_spank_ebpf || exit 1
 		[ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"
-	' completion "$d/completion" "$@" 2>&1 | sort | tr '\n' ' ' | sed 's/ $//'
+	' completion "$d/completion" "$@" 2>&1
+}
+# complete ARGS...: complete_lines's, sorted, on one line.
+complete() {
+	complete_lines "$@" | sort | tr '\n' ' ' | sed 's/ $//'
 }
 S=$d/bin/spank-ebpf
 
@@ -95,7 +99,8 @@ is "report --s" "$(complete "$S" report --s)" "--socket"
 is "--node NAME: nothing to offer" "$(complete "$S" status --node "")" ""
 
 # --- files ---
-is "check-config: files" "$(complete "$S" check-config "$d/files/")" "$d/files/a.conf $d/files/b.sets $d/files/sub"
+is "check-config: files" "$(complete "$S" check-config "$d/files/")" "$d/files/a.conf $d/files/b.sets $d/files/c *.conf $d/files/sub"
+is "a name with a blank and a star: one completion, as it is" "$(complete_lines "$S" check-config "$d/files/c")" "$d/files/c *.conf"
 is "check-config --sets: files" "$(complete "$S" check-config --sets "$d/files/b")" "$d/files/b.sets"
 is "-c FILE: files" "$(complete "$S" -c "$d/files/a")" "$d/files/a.conf"
 is "report --socket PATH: files" "$(complete "$S" report --socket "$d/files/a")" "$d/files/a.conf"
