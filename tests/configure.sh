@@ -2,7 +2,8 @@
 # configure against Slurm trees it is given: a clear error naming the
 # missing header, the version read from SLURM_VERSION_NUMBER (full and
 # major.minor), the plugin directory (given or detected) in the summary,
-# and a refusal of releases older than 22.05.
+# a refusal of releases older than 22.05, and the bash completion's
+# directory.
 . "${srcdir:-.}/tests/lib/tap.sh"
 need_cmd cp grep tar
 
