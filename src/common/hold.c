@@ -77,7 +77,11 @@ static uint32_t request_mask(const struct config *cfg, const struct sets *sets,
 		want = sets->always_mask;
 	} else if (sets_request(sets, value, &want, bad, sizeof(bad)) < 0) {
 		sets_allowed(sets, allowed, sizeof(allowed));
-		log_msg(LOG_ERROR, "unknown probe set \"%s\"; allowed: %s: not held", bad, allowed);
+		if (bad[0])
+			log_msg(LOG_ERROR, "unknown probe set \"%s\"; allowed: %s: not held", bad, allowed);
+		else
+			log_msg(LOG_ERROR, "an empty probe set name (a stray comma); allowed: %s: not held",
+				allowed);
 	}
 	for (i = 0; i < sets->n; i++) {
 		if (!(want & (1u << i)))

@@ -489,9 +489,13 @@ int sets_request(const struct sets *s, const char *value, uint32_t *mask,
 			}
 		}
 		if (!c[len])
-			return rc;
+			break;
 		c += len + 1;
 	}
+	/* sbatch refuses the whole request: the node holds none of it. */
+	if (rc < 0)
+		*mask = 0;
+	return rc;
 }
 
 void sets_allowed(const struct sets *s, char *buf, size_t len)

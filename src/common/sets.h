@@ -76,7 +76,8 @@ int sets_find(const struct sets *s, const char *name, size_t len);
 /* A job's request, the option's value: NULL, "" or "(null)" (plain
  * --ebpf) means the default sets; else SET[,SET...]. Returns 0 with the
  * sets in *mask, or -1 with the first name that is not a declared set in
- * bad (and *mask holding the ones that are). */
+ * bad ("" for an empty one: a stray comma) and *mask 0: a request sbatch
+ * refuses is refused whole on the node too, never held in part. */
 int sets_request(const struct sets *s, const char *value, uint32_t *mask,
 		 char *bad, size_t badlen);
 

@@ -143,9 +143,13 @@ static void test_requests(void)
 	ok(sets_request(&s, "iox", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "iox") && mask == 0,
 	   "an unknown set: refused, named");
 	ok(sets_request(&s, "io,iox,net", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "iox") &&
-	   mask == 5, "the known ones kept beside an unknown one (io, net)");
-	ok(sets_request(&s, "io,", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, ""),
-	   "a trailing comma: an empty name, refused");
+	   mask == 0, "an unknown name beside known ones: the whole request refused, mask %#x", mask);
+	ok(sets_request(&s, "io,", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "") && mask == 0,
+	   "a trailing comma: an empty name, refused, nothing requested (mask %#x)", mask);
+	ok(sets_request(&s, ",io", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "") && mask == 0,
+	   "a leading comma: refused, nothing requested (mask %#x)", mask);
+	ok(sets_request(&s, "io,,sched", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "") &&
+	   mask == 0, "two commas in a row: refused, nothing requested (mask %#x)", mask);
 	ok(sets_request(&s, "a\033[2Jb", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "a?[2Jb"),
 	   "a name with control characters: shown with '?'");
 }
