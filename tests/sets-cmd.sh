@@ -154,9 +154,14 @@ run -c "$d/plugstack.conf" status --json --node node7 --squeue /bin/false
 is "status --json: each target, held and active" \
 	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([(t["set"], t["held"], t["active"]) for t in d["targets"]], d["state"]["holds"])' 2>&1)" \
 	"[('io', 1, True), ('sched', 1, True), ('net', 0, False)] [{'id': 5, 'sets': ['io', 'sched']}]"
+printf 'not_observed_records_full 3\n' >"$d/state.stats.net"
 run -c "$d/plugstack.conf" metrics
 pc=$(printf '%s\n' "$out" | promtool check metrics 2>&1) && prc=0 || prc=$?
 is "metrics with sets: promtool accepts them" "$prc $pc" "0 "
+like "... jobs kept out of a set's filter, by reason" "$out" \
+	'^spank_ebpf_jobs_not_observed_total\{set="net",unit="ebpf_exporter@net\.service",reason="records_full"\} 3$'
+like "... 0 where none was" "$out" \
+	'^spank_ebpf_jobs_not_observed_total\{set="io",unit="ebpf_exporter@io\.service",reason="records_full"\} 0$'
 is "... every family has HELP and TYPE before its samples" "$(printf '%s\n' "$out" | prom_structure)" ""
 like "... jobs per set" "$out" '^spank_ebpf_jobs\{set="sched",unit="ebpf_exporter@sched\.service"\} 1$'
 like "... starts per set" "$out" '^spank_ebpf_starts_total\{set="io",unit="ebpf_exporter@io\.service"\} 1$'

@@ -7,6 +7,7 @@
 #include "jobmap.h"
 #include "log.h"
 #include "observe.h"
+#include "stats.h"
 #include "transition.h"
 
 /* Where node_exporter reads job_info: the sets file says; unreadable, the
@@ -48,6 +49,26 @@ static void observe_admit(const struct config *cfg, const struct sets *sets, con
 	jobmap_close(&m);
 }
 
+/* No record, no admission: only a record says the job's SLUID key and
+ * series must leave the filter and the maps when it ends. Counted per set
+ * (not_observed_records_full), so the figures' gap shows in metrics. */
+static void observe_not_observed(struct statefile *sf, const struct config *cfg,
+				 const struct sets *sets, const struct jobset *set, uint32_t mask)
+{
+	struct stats add = { { 0 } };
+	struct target t;
+	int b;
+
+	log_msg(LOG_ERROR, "not observed: the node already keeps %d job records (ended jobs wait out their linger); held, but in no probe filter",
+		JOBINFO_MAX);
+	add.v[STAT_NOT_OBSERVED_RECORDS_FULL] = 1;
+	for (b = 0; b < set->nnames; b++)
+		if (mask & (1u << b)) {
+			target_of(cfg, sets, set->names[b], &t);
+			stats_update_of(sf, t.aux, &add, STAT_COUNT, 0);
+		}
+}
+
 void observe_join(struct statefile *sf, const struct config *cfg, const struct sets *sets,
 		  const struct jobset *set, uint32_t job, const struct job_who *who, uint32_t mask)
 {
@@ -60,13 +81,16 @@ void observe_join(struct statefile *sf, const struct config *cfg, const struct s
 		return;
 	jobset_names_text(set, jobset_mask(set, job), names, sizeof(names));
 	j = jobinfo_put(&l, job, who ? who->user : NULL, who ? who->sluid : NULL, names);
-	if (!j)
-		log_msg(LOG_ERROR, "cannot record the job's user and sets: %zu jobs recorded, or no memory", l.n);
-	else
+	if (j) {
 		jobinfo_store(sf, observe_textfile(sets), &l);
-	for (b = 0; b < set->nnames; b++)
-		if (mask & (1u << b))
-			observe_admit(cfg, sets, set->names[b], job, who ? who->sluid : NULL);
+		for (b = 0; b < set->nnames; b++)
+			if (mask & (1u << b))
+				observe_admit(cfg, sets, set->names[b], job, who ? who->sluid : NULL);
+	} else if (l.n >= JOBINFO_MAX) {
+		observe_not_observed(sf, cfg, sets, set, mask);
+	} else {
+		log_msg(LOG_ERROR, "not observed: out of memory for the job's record");
+	}
 	jobinfo_free(&l);
 }
 

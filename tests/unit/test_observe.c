@@ -20,6 +20,7 @@
 #include "jobinfo.h"
 #include "log.h"
 #include "spank_job_map.h"
+#include "stats.h"
 #include "tap.h"
 #include "testutil.h"
 #include "unit.h"
@@ -423,6 +424,131 @@ static void test_prune_ends_dropped_jobs(void)
 	jobset_free(&set);
 }
 
+/* The job's line in <state>.jobs (malloc'd, without its newline), or NULL. */
+static char *record_of(uint32_t job)
+{
+	char path[300], head[16], *all, *line = NULL, *at;
+	int hl;
+
+	snprintf(path, sizeof(path), "%s.jobs", cfg.state);
+	all = tu_slurp(path);
+	hl = snprintf(head, sizeof(head), "%u ", job);
+	for (at = all; at && *at; at = strchr(at, '\n') ? strchr(at, '\n') + 1 : at + strlen(at))
+		if (!strncmp(at, head, (size_t)hl)) {
+			line = strndup(at, strcspn(at, "\n"));
+			break;
+		}
+	free(all);
+	return line;
+}
+
+/* The end time of a job's record: -1 when it has none. */
+static long long record_end(uint32_t job)
+{
+	char *line = record_of(job), *sp;
+	long long end = -1;
+
+	if (line && (sp = strrchr(line, ' ')))
+		end = atoll(sp + 1);
+	free(line);
+	return end;
+}
+
+static void prune_now(const struct sets *s)
+{
+	struct statefile sf;
+	struct jobset set;
+
+	jobset_init(&set);
+	if (statefile_open_locked(&sf, cfg.state, 1000) == 0 && statefile_load(&sf, &set) >= 0)
+		observe_prune(&sf, &cfg, s, &set);
+	statefile_close(&sf);
+	jobset_free(&set);
+}
+
+/* Two prunes inside io's linger (30 s): the end of a job already ended is
+ * when it ended, not when the last prune ran, or its record and series
+ * would never leave while jobs keep ending. */
+static void test_prune_twice_keeps_end(void)
+{
+	static struct sets s;
+	char err[300], path[300], text[200];
+	long long ended = jobinfo_now() - 10, end;
+
+	fresh(sets_text);
+	sets_load(sets_path, &s, err, sizeof(err));
+	/* Job 20 ended 10 s ago: its record says so, the state no longer has it. */
+	snprintf(path, sizeof(path), "%s.jobs", cfg.state);
+	snprintf(text, sizeof(text), "20 olivia - io %lld\n", ended);
+	tu_write(path, text, strlen(text));
+	chmod(path, 0600);
+	prune_now(&s);
+	end = record_end(20);
+	ok(end == ended, "a first prune inside the linger keeps job 20's end (%lld, want %lld)", end, ended);
+	prune_now(&s);
+	end = record_end(20);
+	ok(end == ended, "a second prune keeps it too (%lld, want %lld)", end, ended);
+}
+
+/* Requeued onto the node within its linger: the same job ID holds io
+ * again; its record runs again (end 0) and outlives a prune. */
+static void test_requeue_within_linger(void)
+{
+	static struct sets s;
+	char err[300];
+	long long end;
+
+	fresh(sets_text);
+	sets_load(sets_path, &s, err, sizeof(err));
+	acquire(21, "io", "peggy", NULL);
+	release(21);
+	end = record_end(21);
+	ok(end > 0, "after its epilog job 21's record has an end (%lld)", end);
+	acquire(21, "io", "peggy", NULL);
+	end = record_end(21);
+	ok(end == 0, "requeued within io's linger: its record runs again (end %lld)", end);
+	prune_now(&s);
+	ok(record_end(21) == 0, "... and a prune leaves it running");
+	release(21);
+}
+
+/* At the record cap (JOBINFO_MAX) a job has no record to take it out of
+ * the filter later: it is not admitted, and that is counted per set. */
+static void test_records_full(pid_t io)
+{
+	char path[300], *text, *line;
+	struct spank_job_val v;
+	struct statefile sf;
+	struct stats st;
+	size_t n = 0;
+	int i;
+
+	fresh(sets_text);
+	in_unit("io", io);
+	text = malloc(JOBINFO_MAX * 32);
+	for (i = 0; i < JOBINFO_MAX; i++)
+		n += (size_t)sprintf(text + n, "%d u - io 0\n", 100000 + i);
+	snprintf(path, sizeof(path), "%s.jobs", cfg.state);
+	tu_write(path, text, n);
+	chmod(path, 0600);
+	free(text);
+	ok(acquire(22, "io", "quentin", "sFULL") >= 0, "the job's hold is taken all the same");
+	ok(filter_has(io, 0, "job_22", &v) == 0 && filter_has(io, 0, "sFULL", &v) == 0,
+	   "with %d records, job 22 is in no filter", JOBINFO_MAX);
+	line = record_of(22);
+	ok(line == NULL, "it has no record (%s)", line ? line : "none");
+	free(line);
+	memset(&st, 0, sizeof(st));
+	if (statefile_open(&sf, cfg.state) == 0)
+		stats_load_of(&sf, ".io", &st);
+	statefile_close(&sf);
+	ok(st.v[STAT_NOT_OBSERVED_RECORDS_FULL] == 1, "counted for io: %llu",
+	   (unsigned long long)st.v[STAT_NOT_OBSERVED_RECORDS_FULL]);
+	ok(tu_logged("not observed: the node already keeps"), "said in the prolog's log");
+	release(22);
+	in_unit("io", 0);
+}
+
 /* User names as Slurm gives them, whatever they hold, make a safe label. */
 static void test_label_safety(pid_t io)
 {
@@ -469,8 +595,11 @@ int main(void)
 		test_admit_all(io);
 		test_foreign_layout(odd);
 		test_label_safety(io);
+		test_records_full(io);
 	}
 	test_prune_ends_dropped_jobs();
+	test_prune_twice_keeps_end();
+	test_requeue_within_linger();
 	stop_exporter(io);
 	stop_exporter(two);
 	stop_exporter(odd);
