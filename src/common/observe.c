@@ -82,7 +82,7 @@ void observe_join(struct statefile *sf, const struct config *cfg, const struct s
 	jobset_names_text(set, jobset_mask(set, job), names, sizeof(names));
 	j = jobinfo_put(&l, job, who ? who->user : NULL, who ? who->sluid : NULL, names);
 	if (j) {
-		jobinfo_store(sf, observe_textfile(sets), &l);
+		jobinfo_store(sf, observe_textfile(sets), sets ? sets->textfile_group : NULL, &l);
 		for (b = 0; b < set->nnames; b++)
 			if (mask & (1u << b))
 				observe_admit(cfg, sets, set->names[b], job, who ? who->sluid : NULL);
@@ -114,7 +114,7 @@ void observe_leave(struct statefile *sf, const struct config *cfg, const struct 
 	}
 	if (j) {
 		j->end = jobinfo_now();
-		jobinfo_store(sf, observe_textfile(sets), &l);
+		jobinfo_store(sf, observe_textfile(sets), sets ? sets->textfile_group : NULL, &l);
 	}
 	jobinfo_free(&l);
 	observe_prune(sf, cfg, sets, set);
@@ -201,7 +201,7 @@ int observe_prune(struct statefile *sf, const struct config *cfg, const struct s
 		gone++;
 	}
 	if (gone || changed)
-		jobinfo_store(sf, observe_textfile(sets), &l);
+		jobinfo_store(sf, observe_textfile(sets), sets ? sets->textfile_group : NULL, &l);
 	jobinfo_free(&l);
 	return gone;
 }

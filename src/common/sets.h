@@ -11,6 +11,7 @@
  *     default = io                          # what plain --ebpf means
  *     always = io                           # what mode=always means
  *     textfile = /var/lib/prometheus/node-exporter  # job_info, or none
+ *     textfile_group = prometheus           # may read it (node_exporter's)
  *
  *     [io]
  *     description = Block I/O latency and bytes of the job
@@ -35,6 +36,7 @@
 #define SET_DESC_MAX 100
 #define SETS_PATH_MAX 256
 #define SETS_FILE_MAX 65536    /* bytes */
+#define SETS_GROUP_MAX 32      /* a group name, as useradd takes it */
 
 struct probe_set {
 	char name[SET_NAME_MAX + 1];
@@ -55,6 +57,7 @@ struct sets {
 	char exporter[SETS_PATH_MAX];
 	char config_dir[SETS_PATH_MAX];
 	char textfile[SETS_PATH_MAX];  /* node_exporter's textfile directory, "" for none */
+	char textfile_group[SETS_GROUP_MAX + 1]; /* the group that may read it (node_exporter's) */
 };
 
 /* Parses the text of a sets file (named name in messages). Returns 0, or

@@ -5,6 +5,7 @@
  * exporter would. The unit itself is the systemctl double's. Needs root
  * (BPF_MAP_GET_FD_BY_ID); one function per case, each from fresh(). */
 #include <errno.h>
+#include <grp.h>
 #include <linux/bpf.h>
 #include <signal.h>
 #include <stdio.h>
@@ -549,6 +550,48 @@ static void test_records_full(pid_t io)
 	in_unit("io", 0);
 }
 
+/* The textfile lists every job's user: readable by node_exporter's group
+ * (textfile_group=), never by everyone. */
+static void test_textfile_group(pid_t io)
+{
+	char text[sizeof(sets_text) + 64];
+	struct group *gr = getgrnam("daemon");
+	struct stat st;
+
+	if (!gr) {
+		tap_skip("no group \"daemon\" here");
+		return;
+	}
+	snprintf(text, sizeof(text), "textfile_group = daemon\n%s", sets_text);
+	fresh(text);
+	in_unit("io", io);
+	acquire(23, "io", "rupert", NULL);
+	ok(stat(textfile, &st) == 0 && (st.st_mode & 07777) == 0640 && st.st_gid == gr->gr_gid &&
+		   st.st_uid == geteuid(),
+	   "the textfile is 0640, ours, group daemon (%04o, uid %u, gid %u)",
+	   (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid);
+	release(23);
+	in_unit("io", 0);
+}
+
+/* A group that does not exist: the file is root's alone, said. */
+static void test_textfile_group_unknown(pid_t io)
+{
+	char text[sizeof(sets_text) + 64];
+	struct stat st;
+
+	snprintf(text, sizeof(text), "textfile_group = no-such-group-s30\n%s", sets_text);
+	fresh(text);
+	in_unit("io", io);
+	acquire(24, "io", "sybil", NULL);
+	ok(stat(textfile, &st) == 0 && (st.st_mode & 07777) == 0600,
+	   "an unknown group: the textfile is 0600 (%04o)", (unsigned)(st.st_mode & 07777));
+	ok(tu_logged("no group \"no-such-group-s30\" in /etc/group: the job_info textfile is readable by root only"),
+	   "... and the log says why");
+	release(24);
+	in_unit("io", 0);
+}
+
 /* User names as Slurm gives them, whatever they hold, make a safe label. */
 static void test_label_safety(pid_t io)
 {
@@ -596,6 +639,8 @@ int main(void)
 		test_foreign_layout(odd);
 		test_label_safety(io);
 		test_records_full(io);
+		test_textfile_group(io);
+		test_textfile_group_unknown(io);
 	}
 	test_prune_ends_dropped_jobs();
 	test_prune_twice_keeps_end();
