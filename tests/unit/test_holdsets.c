@@ -64,8 +64,8 @@ static void fresh(void)
 {
 	char cmd[1400];
 
-	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s'.linger* '%s'.stats* '%s/bin/calls.log' '%s/bin/active'",
-		 cfg.state, cfg.state, cfg.state, dir, dir);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s'.linger* '%s'.stats* '%s'.units '%s/bin/calls.log' '%s/bin/active'",
+		 cfg.state, cfg.state, cfg.state, cfg.state, dir, dir);
 	if (system(cmd) != 0)
 		tap_diag("%s failed", cmd);
 	write_sets(sets_text);
@@ -226,9 +226,60 @@ static void test_sets_file_unreadable(void)
 	ok(acquire(2, "sched") == -1 && tu_logged("refusing the probe sets file") &&
 	   tu_logged("without its probe sets the job holds nothing"),
 	   "a sets file others may write: the prolog holds nothing, says why");
-	ok(release(1) == (EV_CHANGED | EV_STOPPED), "... the epilog still releases (the default template's name)");
-	ok(calls_are("start ebpf_exporter@sched.service count=1\nstop spank-ebpf-exporter@sched.service count=0\n"),
-	   "... stopping the default template's instance: documented");
+	ok(release(1) == (EV_CHANGED | EV_STOPPED), "... the epilog still releases");
+	ok(calls_are("start ebpf_exporter@sched.service count=1\nstop ebpf_exporter@sched.service count=0\n"),
+	   "... stopping the instance it started (the custom template's), not the default's");
+}
+
+/* The plugin's line loses sets= while a job holds a set of a custom
+ * template: its epilog stops the instance started, by its exact name. */
+static void test_sets_switched_off(void)
+{
+	char saved[sizeof(cfg.sets)];
+
+	fresh();
+	acquire(1, "sched");
+	memcpy(saved, cfg.sets, sizeof(saved));
+	cfg.sets[0] = '\0';
+	ok(release(1) == (EV_CHANGED | EV_STOPPED), "sets= gone: the epilog still releases the job");
+	memcpy(cfg.sets, saved, sizeof(saved));
+	ok(calls_are("start ebpf_exporter@sched.service count=1\nstop ebpf_exporter@sched.service count=0\n"),
+	   "... and stops ebpf_exporter@sched, the unit started");
+}
+
+/* The sets file's template changed under a running job: the old
+ * instance, the one started, is stopped. */
+static void test_template_changed(void)
+{
+	char units[300], *text;
+	struct stat st;
+
+	fresh();
+	acquire(1, "sched");
+	snprintf(units, sizeof(units), "%s.units", cfg.state);
+	text = tu_slurp(units);
+	ok(text && strstr(text, "sched ebpf_exporter@sched.service\n") && stat(units, &st) == 0 &&
+		   (st.st_mode & 0777) == 0600,
+	   "the start noted in <state>.units, root's alone: %s", text ? text : "(none)");
+	free(text);
+	write_sets("unit = other@.service\ndefault = sched\n"
+		   "[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:9442\n");
+	ok(release(1) == (EV_CHANGED | EV_STOPPED) &&
+	   calls_are("start ebpf_exporter@sched.service count=1\nstop ebpf_exporter@sched.service count=0\n"),
+	   "unit= changed to other@: the epilog stops ebpf_exporter@sched all the same");
+	ok(access(units, F_OK) < 0, "stopped: nothing noted any more");
+}
+
+/* A set's unit the plugin never noted (started by hand, or before the
+ * notes existed) is not a job's epilog to stop: reconcile's. */
+static void test_never_noted_left_alone(void)
+{
+	fresh();
+	tu_write(cfg.state, "spank_ebpf state 2\n5 sched\n", 27);
+	ok(release(5) == EV_CHANGED && calls_are(""),
+	   "job 5 held sched, no start noted: released, nothing stopped");
+	ok(tu_logged("set sched: no unit noted as started for it; left for spank-ebpf reconcile"),
+	   "... said");
 }
 
 /* A set removed from the file while jobs hold it: its instance is still
@@ -254,5 +305,8 @@ int main(void)
 	test_upgrade_under_running_job();
 	test_sets_file_unreadable();
 	test_set_no_longer_declared();
+	test_sets_switched_off();
+	test_template_changed();
+	test_never_noted_left_alone();
 	return tap_done();
 }

@@ -20,6 +20,7 @@
 #include "hold.h"
 #include "jobinfo.h"
 #include "log.h"
+#include "reconcile.h"
 #include "spank_job_map.h"
 #include "stats.h"
 #include "tap.h"
@@ -592,6 +593,83 @@ static void test_textfile_group_unknown(pid_t io)
 	in_unit("io", 0);
 }
 
+/* After a job's end with its sets file out of reach: in no filter, its
+ * series, record and join key gone (linger 0: the line's), the instance
+ * started (ebpf_exporter@io, a custom template) stopped by that name. */
+static void sets_gone_checks(const char *how, uint32_t job, const char *sluid, pid_t io)
+{
+	struct spank_job_val v;
+	char *t, *log, *rec, key[16];
+
+	snprintf(key, sizeof(key), "job_%u", job);
+	ok(filter_has(io, 0, key, &v) == 0 && filter_has(io, 0, sluid, &v) == 0,
+	   "%s: job %u is in no filter", how, job);
+	ok(series(io, job, 0) == 0, "%s: its series went", how);
+	rec = record_of(job);
+	ok(rec == NULL, "%s: its record went (%s)", how, rec ? rec : "none");
+	free(rec);
+	t = textfile_text();
+	ok(!strcmp(t, "(missing)"), "%s: its join key went (the textfile: %.80s)", how, t);
+	free(t);
+	log = tu_double_log(dir);
+	ok(strstr(log, "stop ebpf_exporter@io.service") && !strstr(log, "spank-ebpf-exporter@"),
+	   "%s: the instance started is stopped, by its name: %s", how, log);
+	free(log);
+}
+
+/* The plugin's line without sets= when the job ends. */
+static void test_epilog_sets_off(pid_t io)
+{
+	char saved[sizeof(cfg.sets)];
+
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(26, "io", "trent", "sT26");
+	series(io, 26, 1);
+	memcpy(saved, cfg.sets, sizeof(saved));
+	cfg.sets[0] = '\0';
+	release(26);
+	memcpy(cfg.sets, saved, sizeof(saved));
+	sets_gone_checks("sets= gone at the epilog", 26, "sT26", io);
+	in_unit("io", 0);
+}
+
+/* The sets file unreadable when the job ends. */
+static void test_epilog_sets_unreadable(pid_t io)
+{
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(26, "io", "trent", "sT26");
+	series(io, 26, 1);
+	chmod(sets_path, 0666);
+	release(26);
+	chmod(sets_path, 0644);
+	sets_gone_checks("sets file unreadable at the epilog", 26, "sT26", io);
+	in_unit("io", 0);
+}
+
+/* sets= gone and the job's epilog lost: reconcile (Slurm no longer
+ * lists the job) heals it the same way. */
+static void test_reconcile_sets_off(pid_t io)
+{
+	char saved[sizeof(cfg.sets)];
+	struct reconcile_report rep;
+	struct slurm_ask ask;
+
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(26, "io", "trent", "sT26");
+	series(io, 26, 1);
+	memcpy(saved, cfg.sets, sizeof(saved));
+	cfg.sets[0] = '\0';
+	tu_squeue(&ask, dir, "ok", "");
+	ok(reconcile_run(&cfg, &ask, false, &rep) == 0 && rep.removed == 1,
+	   "sets= gone, no epilog: reconcile drops job 26 (%zu removed)", rep.removed);
+	memcpy(cfg.sets, saved, sizeof(saved));
+	sets_gone_checks("sets= gone, healed by reconcile", 26, "sT26", io);
+	in_unit("io", 0);
+}
+
 /* User names as Slurm gives them, whatever they hold, make a safe label. */
 static void test_label_safety(pid_t io)
 {
@@ -641,6 +719,9 @@ int main(void)
 		test_records_full(io);
 		test_textfile_group(io);
 		test_textfile_group_unknown(io);
+		test_epilog_sets_off(io);
+		test_epilog_sets_unreadable(io);
+		test_reconcile_sets_off(io);
 	}
 	test_prune_ends_dropped_jobs();
 	test_prune_twice_keeps_end();
