@@ -270,6 +270,28 @@ static void test_template_changed(void)
 	ok(access(units, F_OK) < 0, "stopped: nothing noted any more");
 }
 
+/* io lingers (its linger=30) when sets= goes: the window's end, as
+ * linger-end runs it without the sets file, stops ebpf_exporter@io. */
+static void test_linger_end_sets_off(void)
+{
+	char saved[sizeof(cfg.sets)], p[300];
+	struct target t;
+
+	fresh();
+	acquire(1, "io");
+	ok(release(1) == (EV_CHANGED | EV_LINGERING), "job 1 leaves: io lingers");
+	memcpy(saved, cfg.sets, sizeof(saved));
+	cfg.sets[0] = '\0';
+	snprintf(p, sizeof(p), "%s.linger.io", cfg.state);
+	tu_write(p, "end 1\n", 6);
+	target_of(&cfg, NULL, "io", &t);
+	log_set_context("linger-end");
+	ok(linger_end(&cfg, NULL, &t) == 0 &&
+	   calls_are("start ebpf_exporter@io.service count=1\nstop ebpf_exporter@io.service count=0\n"),
+	   "sets= gone, the window over: ebpf_exporter@io, the unit started, stopped");
+	memcpy(cfg.sets, saved, sizeof(saved));
+}
+
 /* A set's unit the plugin never noted (started by hand, or before the
  * notes existed) is not a job's epilog to stop: reconcile's. */
 static void test_never_noted_left_alone(void)
@@ -308,5 +330,6 @@ int main(void)
 	test_sets_switched_off();
 	test_template_changed();
 	test_never_noted_left_alone();
+	test_linger_end_sets_off();
 	return tap_done();
 }
