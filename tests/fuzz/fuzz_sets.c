@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(s.exporter[0] == '/' && !strpbrk(s.exporter, "$% ") && fuzz_printable(s.exporter));
 	FUZZ_CHECK(s.config_dir[0] == '/' && !strpbrk(s.config_dir, "$% ") && fuzz_printable(s.config_dir));
 	FUZZ_CHECK(strstr(s.unit, "@.service") && fuzz_printable(s.unit));
+	FUZZ_CHECK(s.textfile_group[0] && !strpbrk(s.textfile_group, " :\n") &&
+		   fuzz_printable(s.textfile_group));
 	/* The file's own text as a request: never a bit beyond the sets. */
 	{
 		char *req = malloc(size + 1);
