@@ -111,8 +111,9 @@ int downgrade_switched_off(struct statefile *sf, uint32_t job)
 	return found;
 }
 
-/* A set's instance down for the older release: held or still running (a
- * linger window, a leak), it is stopped; its window goes. */
+/* A set's instance down for the older release: held, noted as started,
+ * or still running (a linger window, a leak), it is stopped; its window
+ * goes. */
 static void downgrade_stop(struct statefile *sf, const struct config *cfg, const struct sets *sets,
 			   const char *name, bool held, struct downgrade_report *rep)
 {
@@ -120,8 +121,11 @@ static void downgrade_stop(struct statefile *sf, const struct config *cfg, const
 	char word[200];
 	enum unit_state st = UNIT_ACTIVE;
 
+	/* The unit noted as started (transition.h), else the sets file's
+	 * name for it: a unit started before the notes is stopped too, since
+	 * the older release never would. */
 	target_of(cfg, sets, name, &t);
-	if (!held)
+	if (!target_recorded(sf, &t) && !held)
 		st = unit_query_unit(cfg, t.unit, word, sizeof(word));
 	if (st == UNIT_INACTIVE)
 		return;
@@ -248,9 +252,11 @@ int downgrade_prepare(const struct config *cfg, struct downgrade_report *rep)
 		if (masks[i])
 			observe_leave(&sf, cfg, sets, &set, off.ids[n++], masks[i]);
 
-	/* 3. Every set's instance: the state's, held or not, and the
-	 * declared ones (a linger window outlives its holders). */
-	n = target_names(cfg, sets, &set);
+	/* 3. Every set's instance: the state's, held or not, the declared
+	 * ones (a linger window outlives its holders) and those noted as
+	 * started. */
+	target_names(cfg, sets, &set);
+	n = target_recorded_names(&sf, &set);
 	for (b = 0; b < n; b++)
 		if (strcmp(set.names[b], JOBSET_LEGACY))
 			downgrade_stop(&sf, cfg, sets, set.names[b], held[b] > 0, rep);

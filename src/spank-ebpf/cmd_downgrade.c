@@ -41,27 +41,33 @@ static void downgrade_print(const struct cmd *cmd, const struct downgrade_report
 		printf("marker %s%s could not be written\n", cmd->cfg.state, DOWNGRADE_MARKER);
 }
 
+enum { OPT_CANCEL, OPT_SETS, NOPTS };
+const struct option_spec downgrade_options[] = {
+	[OPT_CANCEL] = { "cancel", NULL, "remove the marker it left (new jobs get their sets again)", OPT_ALONE },
+	[OPT_SETS] = { "sets", "FILE", "the sets file, when sets= is already off the line", 0 },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
 int cmd_downgrade(struct cmd *cmd)
 {
-	static const char *const opts[] = { "cancel", "sets=", NULL };
-	const char *vals[2] = { NULL, NULL }, *pos[1];
+	const char *vals[NOPTS] = { NULL }, *pos[1];
 	struct downgrade_report rep;
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	rc = parse_options(cmd, vals, pos, 0, &npos);
 	if (rc)
 		return rc;
 	if (need_root(cmd) < 0 || load_config(cmd) < 0)
 		return EXIT_UNSURE;
-	if (vals[1] && (vals[1][0] != '/' || strlen(vals[1]) >= sizeof(cmd->cfg.sets)))
+	if (vals[OPT_SETS] && (vals[OPT_SETS][0] != '/' || strlen(vals[OPT_SETS]) >= sizeof(cmd->cfg.sets)))
 		return usage_error(cmd, "--sets needs an absolute path of at most %zu bytes",
 				   sizeof(cmd->cfg.sets) - 1);
 	/* sets= already off the line (the older release refuses it): the
 	 * jobs' sets still have their units in the sets file they came from. */
-	if (vals[1] && !cmd->cfg.sets[0])
-		snprintf(cmd->cfg.sets, sizeof(cmd->cfg.sets), "%s", vals[1]);
+	if (vals[OPT_SETS] && !cmd->cfg.sets[0])
+		snprintf(cmd->cfg.sets, sizeof(cmd->cfg.sets), "%s", vals[OPT_SETS]);
 	log_to_stderr(true);
-	if (vals[0]) {
+	if (vals[OPT_CANCEL]) {
 		if (downgrade_cancel(&cmd->cfg, &rep) < 0) {
 			fprintf(stderr, "spank-ebpf: %s: the state \"%s\" cannot be used; nothing changed\n",
 				cmd->name, cmd->cfg.state);

@@ -21,21 +21,25 @@
 
 #define PROM_NAME "spank_ebpf.prom"
 
+/* labels: more labels after the target's ("" for none); rows of one
+ * name follow each other and share one HELP and TYPE (a reason each). */
 static const struct {
 	enum stat_id id;
 	const char *name, *type, *help;
 	double scale;
+	const char *labels;
 } series[] = {
-	{ STAT_STARTS, "spank_ebpf_starts_total", "counter", "systemctl start runs of the exporter's unit (first job, restart, reconcile).", 1 },
-	{ STAT_STOPS, "spank_ebpf_stops_total", "counter", "systemctl stop runs of the exporter's unit.", 1 },
-	{ STAT_START_FAILURES, "spank_ebpf_start_failures_total", "counter", "Starts that failed or timed out.", 1 },
-	{ STAT_STOP_FAILURES, "spank_ebpf_stop_failures_total", "counter", "Stops that failed or timed out.", 1 },
-	{ STAT_RESTARTS, "spank_ebpf_restarts_total", "counter", "Starts of a unit found dead while jobs held it.", 1 },
-	{ STAT_RECONCILE_RUNS, "spank_ebpf_reconcile_runs_total", "counter", "spank-ebpf reconcile runs.", 1 },
-	{ STAT_RECONCILE_FAILURES, "spank_ebpf_reconcile_failures_total", "counter", "Reconcile runs that could not tell (Slurm or systemd did not answer) and changed nothing.", 1 },
-	{ STAT_RECONCILE_REMOVED, "spank_ebpf_reconcile_removed_jobs_total", "counter", "Held job IDs removed because Slurm said they no longer run here.", 1 },
-	{ STAT_LAST_START_MS, "spank_ebpf_last_start_duration_seconds", "gauge", "How long the last successful start took.", 1000 },
-	{ STAT_LAST_STOP_MS, "spank_ebpf_last_stop_duration_seconds", "gauge", "How long the last successful stop took.", 1000 },
+	{ STAT_STARTS, "spank_ebpf_starts_total", "counter", "systemctl start runs of the exporter's unit (first job, restart, reconcile).", 1, "" },
+	{ STAT_STOPS, "spank_ebpf_stops_total", "counter", "systemctl stop runs of the exporter's unit.", 1, "" },
+	{ STAT_START_FAILURES, "spank_ebpf_start_failures_total", "counter", "Starts that failed or timed out.", 1, "" },
+	{ STAT_STOP_FAILURES, "spank_ebpf_stop_failures_total", "counter", "Stops that failed or timed out.", 1, "" },
+	{ STAT_RESTARTS, "spank_ebpf_restarts_total", "counter", "Starts of a unit found dead while jobs held it.", 1, "" },
+	{ STAT_RECONCILE_RUNS, "spank_ebpf_reconcile_runs_total", "counter", "spank-ebpf reconcile runs.", 1, "" },
+	{ STAT_RECONCILE_FAILURES, "spank_ebpf_reconcile_failures_total", "counter", "Reconcile runs that could not tell (Slurm or systemd did not answer) and changed nothing.", 1, "" },
+	{ STAT_RECONCILE_REMOVED, "spank_ebpf_reconcile_removed_jobs_total", "counter", "Held job IDs removed because Slurm said they no longer run here.", 1, "" },
+	{ STAT_LAST_START_MS, "spank_ebpf_last_start_duration_seconds", "gauge", "How long the last successful start took.", 1000, "" },
+	{ STAT_LAST_STOP_MS, "spank_ebpf_last_stop_duration_seconds", "gauge", "How long the last successful stop took.", 1000, "" },
+	{ STAT_NOT_OBSERVED_RECORDS_FULL, "spank_ebpf_jobs_not_observed_total", "counter", "Jobs that held the set but were kept out of its probe filter, by reason (records_full: the node already kept the most job records).", 1, ",reason=\"records_full\"" },
 };
 
 /* A label value in Prometheus' text format: backslash, double quote and
@@ -133,11 +137,13 @@ static int render(const struct cmd *cmd, FILE *out)
 		if (rows[k].unit != UNIT_UNKNOWN)
 			fprintf(out, "spank_ebpf_unit_up{%s} %d\n", rows[k].label, rows[k].unit == UNIT_ACTIVE);
 	for (i = 0; ok && i < sizeof(series) / sizeof(series[0]); i++) {
-		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", series[i].name, series[i].help,
-			series[i].name, series[i].type);
+		if (i == 0 || strcmp(series[i].name, series[i - 1].name))
+			fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", series[i].name, series[i].help,
+				series[i].name, series[i].type);
 		for (k = 0; k < n; k++) {
 			if (series[i].scale == 1)
-				fprintf(out, "%s{%s} %llu\n", series[i].name, rows[k].label,
+				fprintf(out, "%s{%s%s} %llu\n", series[i].name, rows[k].label,
+					series[i].labels,
 					(unsigned long long)rows[k].st.v[series[i].id]);
 			else
 				fprintf(out, "%s{%s} %.3f\n", series[i].name, rows[k].label,
@@ -187,19 +193,24 @@ static int write_textfile(const struct cmd *cmd, const char *dir)
 	return rc < 0 ? EXIT_UNSURE : EXIT_OK;
 }
 
+enum { OPT_TEXTFILE, NOPTS };
+const struct option_spec metrics_options[] = {
+	[OPT_TEXTFILE] = { "textfile", "DIR", "write DIR/spank_ebpf.prom atomically, not standard output", 0 },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
 int cmd_metrics(struct cmd *cmd)
 {
-	static const char *const opts[] = { "textfile=", NULL };
-	const char *vals[1] = { NULL }, *pos[1];
+	const char *vals[NOPTS] = { NULL }, *pos[1];
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	rc = parse_options(cmd, vals, pos, 0, &npos);
 	if (rc)
 		return rc;
 	if (need_root(cmd) < 0 || load_config(cmd) < 0)
 		return EXIT_UNSURE;
-	if (vals[0])
-		return write_textfile(cmd, vals[0]);
+	if (vals[OPT_TEXTFILE])
+		return write_textfile(cmd, vals[OPT_TEXTFILE]);
 	if (render(cmd, stdout) < 0)
 		return EXIT_UNSURE;
 	return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_ANOMALY;

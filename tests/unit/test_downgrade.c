@@ -124,8 +124,8 @@ static void fresh(void)
 {
 	char cmd[4096];
 
-	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s'.linger* '%s'.stats* '%s'.jobs '%s'.sets-off '%s/bin/calls.log' '%s/bin/active'; rm -rf '%s/bin/active.d'",
-		 cfg.state, cfg.state, cfg.state, cfg.state, cfg.state, dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s'.linger* '%s'.stats* '%s'.jobs '%s'.sets-off '%s'.units '%s/bin/calls.log' '%s/bin/active'; rm -rf '%s/bin/active.d'",
+		 cfg.state, cfg.state, cfg.state, cfg.state, cfg.state, cfg.state, dir, dir, dir);
 	if (system(cmd) != 0)
 		tap_diag("%s failed", cmd);
 	tu_write(sets_path, sets_text, strlen(sets_text));
@@ -292,19 +292,29 @@ static void test_no_state(void)
 }
 
 /* Without sets= on the line (the admin removed it first, as the older
- * release needs): the state's sets stop by the default template's names. */
+ * release needs): the state's sets stop by the unit noted as started
+ * (<state>.units), else by the default template's names. */
 static void test_line_without_sets(void)
 {
 	struct downgrade_report rep;
 	struct config c = cfg;
+	char p[700];
 
 	fresh();
 	acquire(78, "io");
 	calls();
 	c.sets[0] = '\0';
 	ok(downgrade_prepare(&c, &rep) == 0 && state_is("1\n78\n") &&
+	   calls_are("stop ebpf_exporter@io.service\nstart ebpf_exporter.service\n"),
+	   "sets= removed first: the held set stops by the unit noted as started");
+	fresh();
+	acquire(78, "io");
+	calls();
+	snprintf(p, sizeof(p), "%s.units", cfg.state);
+	unlink(p);
+	ok(downgrade_prepare(&c, &rep) == 0 && state_is("1\n78\n") &&
 	   calls_are("stop spank-ebpf-exporter@io.service\nstart ebpf_exporter.service\n"),
-	   "sets= removed first: the held set stops by the default template's name");
+	   "... none noted (started before the notes): by the default template's name");
 }
 
 /* A first run with sets= on the line, then sets= taken off it (the older
