@@ -409,8 +409,11 @@ run -c "$d/plugstack2.conf" report 34
 like "... root sees it" "$rc $out" "^0 job 34 \\(user nobody\\)"
 like "the service logs a uid without a name as its number" "$(cat "$d/peer2.log")" \
 	"job 31 for uid 54321: exit 1$"
-if getent passwd jos__ >/dev/null || useradd -r -M -N -g nogroup -s /usr/sbin/nologin jos__ 2>/dev/null; then
-	[ -n "$(getent passwd jos__)" ] && made_jos=1
+# A real user named jos__ (made here, removed on exit unless it was there).
+if ! getent passwd jos__ >/dev/null && useradd -r -M -N -g nogroup -s /usr/sbin/nologin jos__ 2>/dev/null; then
+	made_jos=1
+fi
+if getent passwd jos__ >/dev/null; then
 	ask "$(id -u jos__)" 32
 	is "jos__ asks of josé's job (the same cleaned name): refused" "$rc $out" "$(notyours 32)"
 else
