@@ -326,6 +326,9 @@ EOF
 	echo '# TYPE ebpf_exporter_spank_io_bytes_total counter'
 	echo 'ebpf_exporter_spank_io_bytes_total{jobid="35",operation="read"} 4096'
 	echo 'ebpf_exporter_spank_io_bytes_total{jobid="36",operation="write"} 8192'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="39",operation="read"} NaN'
+	echo '# TYPE ebpf_exporter_spank_net_tcp_retransmits_total counter'
+	echo 'ebpf_exporter_spank_net_tcp_retransmits_total{jobid="39"} +Inf'
 } >"$d/good.http"
 printf 'HTTP/1.0 500 \033]0;PWNED\007\033[2J\xff\xfe\r\n\r\n' >"$d/evil.http"
 python3 "$d/rawhttp.py" "$d/ports" good="$d/good.http" evil="$d/evil.http" \
@@ -358,6 +361,7 @@ hook2 35 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
 hook2 36 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
 hook2 37 h1,h2 SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
 hook2 38 h1,h2,h3,h4,h5,h6 SLURM_JOB_USER=alice SLURM_JOB_UID=4241
+hook2 39 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
 # A record written by the previous release: no uid.
 echo "34 nobody - good 0" >>"$d/state2.jobs"
 like "the records name each job's uid (SLURM_JOB_UID)" "$(cat "$d/state2.jobs")" "^33 ghost - good 0 54321$"
@@ -375,6 +379,14 @@ import json, sys
 e = json.loads(open(sys.argv[1], "rb").read().decode("ascii"))["errors"][0]
 print(ascii(e[e.index("answered"):]))' "$d/out" 2>&1)" \
 	"1 0 'answered \"HTTP/1.0 500 \\x1b]0;PWNED\\x07\\x1b[2J\\xff\\xfe\"'"
+run -c "$d/plugstack2.conf" report --json 39
+is "report --json of a job whose exporter serves NaN and +Inf: valid JSON, those samples left out" \
+	"$rc $(printf '%s' "$out" | python3 -c '
+import json, sys
+def no(c):
+    raise ValueError("not JSON: " + c)
+d = json.loads(sys.stdin.read(), parse_constant=no)
+print(d["io"], d["net"])' 2>&1)" "0 None None"
 
 # Item 9: bytes without latency buckets are no contradiction.
 run -c "$d/plugstack2.conf" report 36

@@ -6,6 +6,7 @@
  * written by its prolog from Slurm's SLURM_JOB_UID); names are shown,
  * never compared. Whatever an exporter says is made printable first: any
  * local user may serve a set's idle port. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,10 @@ static void report_take(struct figures *f, const struct prom_sample *s)
 {
 	int op = report_op(s->labels);
 
+	/* NaN or an infinity is no count an exporter of ours writes; taken,
+	 * it would print as "nan" and break --json. */
+	if (!isfinite(s->value))
+		return;
 	if (!strcmp(s->name, P "io_latency_seconds_bucket") && op >= 0) {
 		f->io = true;
 		report_bucket(&f->io_lat[op], s->labels, s->value);
