@@ -12,8 +12,16 @@ need_cmd python3 promtool
 plugin_built_faces
 
 d=$(mktemp -d /dev/shm/spank-ebpf-sets.XXXXXX) || exit 1
-www_pid= peer_pid=
-trap '[ -z "$www_pid" ] || kill "$www_pid" 2>/dev/null; [ -z "$peer_pid" ] || kill "$peer_pid" 2>/dev/null; rm -rf "$d"' EXIT
+www_pid= peer_pid= peer2_pid= raw_pid= made_jos=
+cleanup() {
+	local p
+	for p in "$www_pid" "$peer_pid" "$peer2_pid" "$raw_pid"; do
+		[ -z "$p" ] || kill "$p" 2>/dev/null
+	done
+	[ -z "$made_jos" ] || userdel jos__ 2>/dev/null
+	rm -rf "$d"
+}
+trap cleanup EXIT
 chmod 0755 "$d"
 mkdir -p "$d/bin" "$d/configs" "$d/prom" "$d/textfile" "$d/www"
 install -m 0755 "$top/tests/bin/systemctl-double" "$d/bin/systemctl"
@@ -200,9 +208,9 @@ sed -i "s/^listen = 127.0.0.1:9441$/listen = 127.0.0.1:$port/" "$d/sets.conf"
 python3 -m http.server --bind 127.0.0.1 --directory "$d/www" "$port" >/dev/null 2>&1 &
 www_pid=$!
 wait_until 20 "the stand-in /metrics answers" python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "http://127.0.0.1:$port/metrics"
-hook program prolog 5 "$OPT=io" SLURM_JOB_USER=alice SLURM_JOB_SLUID=sEKNKTV3WPV500
-hook plugin prolog 6 "$OPT=io" SLURM_JOB_USER=bob
-hook program prolog 7 "$OPT=io" SLURM_JOB_USER=nobody
+hook program prolog 5 "$OPT=io" SLURM_JOB_USER=alice SLURM_JOB_UID=4001 SLURM_JOB_SLUID=sEKNKTV3WPV500
+hook plugin prolog 6 "$OPT=io" SLURM_JOB_USER=bob SLURM_JOB_UID=4002
+hook program prolog 7 "$OPT=io" SLURM_JOB_USER=nobody SLURM_JOB_UID="$(id -u nobody)"
 tf=$(cat "$d/textfile/spank_ebpf_jobs.prom" 2>&1)
 like "job_info: job 5 with its user and SLUID from the prolog's environment (program face)" "$tf" \
 	'^spank_ebpf_job_info\{jobid="5",user="alice",sluid="sEKNKTV3WPV500",sets="io"\} 1$'
@@ -284,6 +292,201 @@ www_pid=
 run -c "$d/plugstack.conf" report 5
 like "report with the set's exporter down: exit 1, naming the set and the address" "$rc $err" \
 	"^1 spank-ebpf: report: set io: cannot connect to 127.0.0.1:$port: Connection refused"
+# --- report: what an exporter or another user cannot make it do --------------
+# Stand-in exporters that serve raw bytes (a status line with terminal
+# escapes and bytes >= 0x80; a job with bytes but no latency buckets) or
+# accept and never answer; a second sets file naming them, its own state,
+# and a report service with its own slot directory.
+cat >"$d/rawhttp.py" <<'EOF'
+import os, select, socket, sys
+# rawhttp.py PORTFILE NAME=FILE|NAME=hang...: one loopback listener per
+# NAME; "NAME PORT" lines in PORTFILE once all listen.
+lsn, what, held = {}, {}, []
+for arg in sys.argv[2:]:
+    name, src = arg.split("=", 1)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(64)
+    lsn[s] = name
+    what[name] = None if src == "hang" else open(src, "rb").read()
+with open(sys.argv[1] + ".tmp", "w") as f:
+    for s, name in lsn.items():
+        f.write("%s %d\n" % (name, s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    for s in select.select(list(lsn), [], [])[0]:
+        c, _ = s.accept()
+        body = what[lsn[s]]
+        if body is None:
+            held.append(c)  # accepted, never answered
+            continue
+        c.settimeout(2)
+        try:
+            c.recv(4096)
+            c.sendall(body)
+        except OSError:
+            pass
+        c.close()
+EOF
+{
+	printf 'HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n'
+	echo '# TYPE ebpf_exporter_spank_io_latency_seconds histogram'
+	echo 'ebpf_exporter_spank_io_latency_seconds_bucket{jobid="35",operation="read",le="0.001"} 3'
+	echo 'ebpf_exporter_spank_io_latency_seconds_bucket{jobid="35",operation="read",le="+Inf"} 4'
+	echo '# TYPE ebpf_exporter_spank_io_bytes_total counter'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="35",operation="read"} 4096'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="36",operation="write"} 8192'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="39",operation="read"} NaN'
+	echo '# TYPE ebpf_exporter_spank_net_tcp_retransmits_total counter'
+	echo 'ebpf_exporter_spank_net_tcp_retransmits_total{jobid="39"} +Inf'
+} >"$d/good.http"
+printf 'HTTP/1.0 500 \033]0;PWNED\007\033[2J\xff\xfe\r\n\r\n' >"$d/evil.http"
+python3 "$d/rawhttp.py" "$d/ports" good="$d/good.http" evil="$d/evil.http" \
+	h1=hang h2=hang h3=hang h4=hang h5=hang h6=hang &
+raw_pid=$!
+wait_until 20 "the raw stand-ins listen" test -s "$d/ports"
+{
+	echo "unit = ebpf_exporter@.service"
+	echo "exporter = $d/bin/ebpf_exporter"
+	echo "config_dir = $d/configs"
+	echo "default = good"
+	while read -r name p; do
+		printf '[%s]\ndescription = stand-in %s\nconfigs = bio\nlisten = 127.0.0.1:%s\n' "$name" "$name" "$p"
+	done <"$d/ports"
+} >"$d/sets2.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so systemctl=%s state=%s sets=%s\n' \
+	"$d/bin/systemctl" "$d/state2" "$d/sets2.conf" >"$d/plugstack2.conf"
+hook2() { # hook2 JOB SETS [VAR=VALUE...]: the prolog, under the second line
+	local j=$1 s=$2
+	shift 2
+	env -i SLURM_JOB_ID="$j" SLURM_SCRIPT_CONTEXT=prolog_slurmd "$OPT=$s" "$@" \
+		"$cmd" -c "$d/plugstack2.conf" 2>>"$d/log"
+}
+nobody_uid=$(id -u nobody)
+hook2 21 evil SLURM_JOB_USER=alice SLURM_JOB_UID=4241
+hook2 31 good SLURM_JOB_USER=nob SLURM_JOB_UID=4242
+hook2 32 good SLURM_JOB_USER=josé SLURM_JOB_UID=4243
+hook2 33 good SLURM_JOB_USER=ghost SLURM_JOB_UID=54321
+hook2 35 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
+hook2 36 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
+hook2 37 h1,h2 SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
+hook2 38 h1,h2,h3,h4,h5,h6 SLURM_JOB_USER=alice SLURM_JOB_UID=4241
+hook2 39 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
+# A record written by the previous release: no uid.
+echo "34 nobody - good 0" >>"$d/state2.jobs"
+like "the records name each job's uid (SLURM_JOB_UID)" "$(cat "$d/state2.jobs")" "^33 ghost - good 0 54321$"
+
+# Item 1: the status line of a hostile "exporter" reaches no terminal raw.
+"$cmd" -c "$d/plugstack2.conf" report 21 >"$d/out" 2>&1 && rc=0 || rc=$?
+is "report of a job whose exporter answers escapes: exit 1, no ESC, BEL or byte >= 0x80 in it" \
+	"$rc $(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$d/out")" "1 0"
+like "... the status line shown escaped" "$(cat "$d/out")" \
+	'^spank-ebpf: report: set evil: 127\.0\.0\.1:[0-9]+ answered "HTTP/1\.0 500 \\x1b\]0;PWNED\\x07\\x1b\[2J\\xff\\xfe"$'
+"$cmd" -c "$d/plugstack2.conf" report --json 21 >"$d/out" 2>&1 && rc=0 || rc=$?
+is "report --json of it: ASCII only, valid JSON, the bytes escaped" \
+	"$rc $(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$d/out") $(python3 -c '
+import json, sys
+e = json.loads(open(sys.argv[1], "rb").read().decode("ascii"))["errors"][0]
+print(ascii(e[e.index("answered"):]))' "$d/out" 2>&1)" \
+	"1 0 'answered \"HTTP/1.0 500 \\x1b]0;PWNED\\x07\\x1b[2J\\xff\\xfe\"'"
+run -c "$d/plugstack2.conf" report --json 39
+is "report --json of a job whose exporter serves NaN and +Inf: valid JSON, those samples left out" \
+	"$rc $(printf '%s' "$out" | python3 -c '
+import json, sys
+def no(c):
+    raise ValueError("not JSON: " + c)
+d = json.loads(sys.stdin.read(), parse_constant=no)
+print(d["io"], d["net"])' 2>&1)" "0 None None"
+
+# Item 9: bytes without latency buckets are no contradiction.
+run -c "$d/plugstack2.conf" report 36
+is "report of a job with I/O bytes but no latency: bytes, latency not measured" "$rc $out" \
+	"0 job 36 (user nobody), probe sets good
+  I/O write  8192 bytes, latency not measured (the device keeps no request start times)"
+
+# Item 3: who asks is a uid (SO_PEERCRED), compared with the job's.
+sock2=$d/report2.sock
+mkdir -m 0700 "$d/slots"
+systemd-socket-activate -l "$sock2" --accept --inetd -E RUNTIME_DIRECTORY="$d/slots" \
+	"$cmd" -c "$d/plugstack2.conf" report --peer 2>"$d/peer2.log" &
+peer2_pid=$!
+wait_until 20 "the second report socket" test -S "$sock2"
+chmod 0666 "$sock2"
+ask() { # ask UID JOB: a report through the service as UID; sets out (both streams), rc
+	out=$(setpriv --reuid="$1" --regid="$1" --clear-groups "$cmd" report --socket "$sock2" "$2" 2>&1) &&
+		rc=0 || rc=$?
+}
+notyours() { echo "1 spank-ebpf: report: job $1 holds no probe set on this node (or is not yours)"; }
+ask "$nobody_uid" 35
+like "nobody asks of nobody's job (uid $nobody_uid): its figures" "$rc $out" "^0 job 35 \\(user nobody\\)"
+ask "$nobody_uid" 31
+is "nobody asks of nob's job (a name it begins with): refused" "$rc $out" "$(notyours 31)"
+ask 54321 33
+like "uid 54321, no passwd entry, asks of its own job: its figures" "$rc $out" "^0 job 33 \\(user ghost\\)"
+ask 54321 31
+is "uid 54321 asks of another's job: refused, not root's view" "$rc $out" "$(notyours 31)"
+ask "$nobody_uid" 34
+is "a record without uid (previous release): nobody, its user by name, is refused" "$rc $out" "$(notyours 34)"
+run -c "$d/plugstack2.conf" report 34
+like "... root sees it" "$rc $out" "^0 job 34 \\(user nobody\\)"
+like "the service logs a uid without a name as its number" "$(cat "$d/peer2.log")" \
+	"job 31 for uid 54321: exit 1$"
+# A real user named jos__ (made here, removed on exit unless it was there).
+if ! getent passwd jos__ >/dev/null && useradd -r -M -N -g nogroup -s /usr/sbin/nologin jos__ 2>/dev/null; then
+	made_jos=1
+fi
+if getent passwd jos__ >/dev/null; then
+	ask "$(id -u jos__)" 32
+	is "jos__ asks of josé's job (the same cleaned name): refused" "$rc $out" "$(notyours 32)"
+else
+	skip_point "useradd jos__ refused here"
+fi
+
+# Item 4: at most four answers at once per uid; an idle connection ends
+# within the request's 2 s.
+slots_taken() { # slots_taken UID: how many of UID's slot files are locked
+	local f i k=0
+	for f in "$d/slots/$1".*; do
+		[ -e "$f" ] || continue
+		i=$(stat -c %i "$f")
+		grep -Eq "OFDLCK .*:$i " /proc/locks && k=$((k + 1))
+	done
+	echo "$k"
+}
+for i in 1 2 3 4; do
+	setpriv --reuid="$nobody_uid" --regid="$nobody_uid" --clear-groups \
+		"$cmd" report --socket "$sock2" 37 >/dev/null 2>&1 &
+	eval "slow_$i=\$!"
+done
+wait_for 5 "four reports of nobody's under way" 4 slots_taken "$nobody_uid"
+t0=$(date +%s%N)
+ask "$nobody_uid" 35
+is "a fifth report of nobody's at once: refused at once, said" \
+	"$rc $out $((($(date +%s%N) - t0) / 1000000 < 1500))" \
+	"2 spank-ebpf: report: too many reports of yours at once (4 at most): try again when one has ended 1"
+ask 54321 33
+like "... meanwhile another user's report is answered" "$rc $out" "^0 job 33 \\(user ghost\\)"
+for i in 1 2 3 4; do eval "wait \$slow_$i"; done
+ask "$nobody_uid" 35
+like "once they ended, nobody's next report is answered" "$rc $out" "^0 job 35 \\(user nobody\\)"
+is "the slot files: root's, 0600" "$(stat -c '%U %a' "$d/slots/$nobody_uid".* | sort -u)" "root 600"
+t0=$(date +%s%N)
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10); s.recv(1)' "$sock2"
+is "an idle connection is closed within the request's 2 s" "$((($(date +%s%N) - t0) / 1000000 < 3000))" 1
+
+# The budget: each set 3 s, the whole report 15 s (the unit's RuntimeMaxSec=30).
+t0=$(date +%s%N)
+run -c "$d/plugstack2.conf" report 38
+ms=$((($(date +%s%N) - t0) / 1000000))
+is "six sets that never answer: the report ends within 16 s ($ms ms), exit 1" "$rc $((ms < 16000))" "1 1"
+is "... naming each set that did not answer" "$(printf '%s\n' "$err" | grep -Eo '^spank-ebpf: report: set h[1-6]: ' | sort | tr -d '\n')" \
+	"$(printf 'spank-ebpf: report: set h%s: ' 1 2 3 4 5 6)"
+like "... the last one not asked: the report's time was spent" "$err" \
+	"^spank-ebpf: report: set h6: not read: the report's 15 s were spent$"
+kill "$peer2_pid" "$raw_pid"
+wait "$peer2_pid" "$raw_pid" 2>/dev/null
+peer2_pid= raw_pid=
+
 hook program epilog 5 "$OPT=io"
 like "epilog: job 5's join key stays while io lingers (30 s)" "$(cat "$d/textfile/spank_ebpf_jobs.prom")" 'jobid="5"'
 run -c "$d/plugstack.conf" admit io

@@ -117,6 +117,7 @@ void observe_join(struct statefile *sf, const struct config *cfg, const struct s
 	jobset_names_text(set, jobset_mask(set, job), names, sizeof(names));
 	j = jobinfo_put(&l, job, who ? who->user : NULL, who ? who->sluid : NULL, names);
 	if (j) {
+		j->uid = jobinfo_uid(who ? who->uid : NULL);
 		observe_store(sf, sets, &l);
 		for (b = 0; b < set->nnames; b++)
 			if (mask & (1u << b))

@@ -94,9 +94,10 @@ int cmd_report(struct cmd *cmd);
 
 /* report's socket for users (spank-ebpf-report.socket; report_peer.c). */
 #define REPORT_SOCKET "/run/spank-ebpf-report.sock"
-/* The report of job as asker may see it (NULL: root, every job): the
- * figures on stdout, messages on stderr; returns the exit status. */
-typedef int (*report_fn)(struct cmd *cmd, unsigned long job, bool json, const char *asker);
+/* The report of job as the user uid may see it (0: root, every job; any
+ * other uid: the jobs recorded with that uid): the figures on stdout,
+ * messages on stderr; returns the exit status. */
+typedef int (*report_fn)(struct cmd *cmd, unsigned long job, bool json, long long uid);
 /* A user's report asked of the service at path: the answer printed, its
  * exit status returned; -1 when there is no service (no socket file). */
 int report_peer_ask(const char *path, unsigned long job, bool json);

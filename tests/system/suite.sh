@@ -6,6 +6,7 @@
 . "${srcdir:-.}/tests/system/real.sh"
 . "${srcdir:-.}/tests/system/jobmetrics.sh"
 . "${srcdir:-.}/tests/system/upgrade.sh"
+. "${srcdir:-.}/tests/system/reportsock.sh"
 
 # system_suite RELEASE
 system_suite() {
@@ -26,6 +27,11 @@ system_suite() {
 		export SYSTEM_SLURMD_SYSLOG_DEBUG=${SYSTEM_SLURMD_SYSLOG_DEBUG-info}
 		[ "$1" != sid ] || SYS_MORE_SCENARIOS=real_sets
 		;;
+	esac
+	# The report socket under a hostile user, on the oldest systemd and
+	# a newer one (252, 257): its limits are systemd's and the service's.
+	case $1 in
+	bookworm | trixie) SYS_MORE_SCENARIOS="${SYS_MORE_SCENARIOS:-} reportsock" ;;
 	esac
 	sys_main "$1"
 }

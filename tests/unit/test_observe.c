@@ -201,7 +201,7 @@ static char *textfile_text(void)
 
 static int acquire(uint32_t job, const char *value, const char *user, const char *sluid)
 {
-	struct job_who who = { user, sluid };
+	struct job_who who = { user, sluid, NULL };
 	int ev = 0;
 
 	log_set_context("prolog job %u", job);
@@ -444,14 +444,15 @@ static char *record_of(uint32_t job)
 	return line;
 }
 
-/* The end time of a job's record: -1 when it has none. */
+/* The end time of a job's record (its fifth field: <jobid> <user>
+ * <sluid> <sets> <end> <uid>): -1 when it has none. */
 static long long record_end(uint32_t job)
 {
-	char *line = record_of(job), *sp;
+	char *line = record_of(job);
 	long long end = -1;
 
-	if (line && (sp = strrchr(line, ' ')))
-		end = atoll(sp + 1);
+	if (line && sscanf(line, "%*s %*s %*s %*s %lld", &end) != 1)
+		end = -1;
 	free(line);
 	return end;
 }
