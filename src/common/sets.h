@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "listenaddr.h"
+
 #define SETS_MAX 16            /* declared sets */
 #define SET_NAME_MAX 32        /* [a-z][a-z0-9_-]*, bytes */
 #define SET_CONFIGS_MAX 8      /* configs per set */
@@ -40,7 +42,8 @@ struct probe_set {
 	char name[SET_NAME_MAX + 1];
 	char description[SET_DESC_MAX + 1];
 	char configs[SET_CONFIGS_MAX * (SET_CONFIG_NAME_MAX + 1)]; /* "a,b" */
-	char listen[80];       /* HOST:PORT, as ebpf_exporter's --web.listen-address */
+	char listen[80];       /* ADDRESS:PORT, as written */
+	struct listen_addr addr; /* ... parsed: what binds and connects use */
 	unsigned int port;
 	unsigned int linger;   /* seconds */
 	bool linger_given;     /* else the plugin line's linger= */

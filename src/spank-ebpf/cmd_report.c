@@ -313,7 +313,7 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, const char 
 		char *body;
 
 		if (i >= 0) {
-			body = http_get_metrics(sets.set[i].listen, REPORT_TIMEOUT_MS, REPORT_BODY_MAX, err,
+			body = http_get_metrics(&sets.set[i].addr, REPORT_TIMEOUT_MS, REPORT_BODY_MAX, err,
 						sizeof(err));
 			if (body)
 				report_read(&f, body, (unsigned int)job);
