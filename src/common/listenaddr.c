@@ -317,6 +317,27 @@ void listenaddr_describe(const struct listen_holder *h, char *buf, size_t len)
 		snprintf(buf, len, "uid %u (%s), pid unknown (not visible here)", h->uid, name);
 }
 
+/* The real uid of process pid (from /proc/PID/status, readable by
+ * anyone), or -1. */
+static long listenaddr_pid_uid(pid_t pid)
+{
+	char path[64], line[256];
+	long uid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Uid:", 4)) {
+			uid = strtol(line + 4, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return uid;
+}
+
 int listenaddr_owned(const struct listen_addr *a, const pid_t *pids, int npids,
 		     struct listen_holder *stranger)
 {
@@ -330,9 +351,18 @@ int listenaddr_owned(const struct listen_addr *a, const pid_t *pids, int npids,
 	if (n == 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < npids && pids[k] != h[i].pid; k++)
-			;
-		if (h[i].pid == 0 || k == npids) {
+		/* A socket whose holder we cannot see (a caller other than root:
+		 * the unit runs as its own user) is the unit's when its owner is
+		 * the uid of one of the unit's processes. A privileged port, so
+		 * only a privileged process of another uid could be there. */
+		if (h[i].pid == 0) {
+			for (k = 0; k < npids && listenaddr_pid_uid(pids[k]) != (long)h[i].uid; k++)
+				;
+		} else {
+			for (k = 0; k < npids && pids[k] != h[i].pid; k++)
+				;
+		}
+		if (k == npids) {
 			*stranger = h[i];
 			return 0;
 		}

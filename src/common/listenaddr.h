@@ -68,7 +68,9 @@ void listenaddr_describe(const struct listen_holder *h, char *buf, size_t len);
 
 /* Whether a's listening sockets are all held by processes among pids
  * (the set's unit's): 1 yes; 0 no, with *stranger one that is not (pid 0:
- * a socket whose holder we cannot see); -1 nothing listens on a. */
+ * a socket whose holder we cannot see); -1 nothing listens on a. A
+ * socket whose holder cannot be seen (the caller is not root) counts as
+ * the unit's when it belongs to the uid of one of pids. */
 int listenaddr_owned(const struct listen_addr *a, const pid_t *pids, int npids,
 		     struct listen_holder *stranger);
 

@@ -16,6 +16,7 @@
 #include "sets.h"
 #include "spank-ebpf.h"
 #include "statefile.h"
+#include "unit.h"
 
 #define REPORT_TIMEOUT_MS 3000
 #define REPORT_BODY_MAX (16u << 20)
@@ -232,6 +233,28 @@ static int report_caller(char *who, size_t len, const char **asker)
 
 static int report_job(struct cmd *cmd, unsigned long job, bool json, const char *asker);
 
+/* Set i's /metrics, only if its address is held by its own unit's
+ * processes before and after the answer: anyone else's server there
+ * (a user's, once the unit stopped) would have its numbers shown as the
+ * job's. NULL with err saying why otherwise. */
+static char *report_owned_get(const struct config *cfg, const struct sets *sets, int i, char *err,
+			      size_t errlen)
+{
+	char unit[CONFIG_UNIT_MAX];
+	char *body;
+
+	sets_unit(sets, sets->set[i].name, unit, sizeof(unit));
+	/* Nothing listening: the connection's own error says so. */
+	if (unit_holds_address(cfg, unit, &sets->set[i].addr, err, errlen) == 0)
+		return NULL;
+	body = http_get_metrics(&sets->set[i].addr, REPORT_TIMEOUT_MS, REPORT_BODY_MAX, err, errlen);
+	if (body && unit_holds_address(cfg, unit, &sets->set[i].addr, err, errlen) != 1) {
+		free(body);
+		return NULL;
+	}
+	return body;
+}
+
 int cmd_report(struct cmd *cmd)
 {
 	static const char *const opts[] = { "json", "socket=", "peer", NULL };
@@ -313,8 +336,7 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, const char 
 		char *body;
 
 		if (i >= 0) {
-			body = http_get_metrics(&sets.set[i].addr, REPORT_TIMEOUT_MS, REPORT_BODY_MAX, err,
-						sizeof(err));
+			body = report_owned_get(&cmd->cfg, &sets, i, err, sizeof(err));
 			if (body)
 				report_read(&f, body, (unsigned int)job);
 			else if (nerr < SETS_MAX)

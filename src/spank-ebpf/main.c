@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"       spank-ebpf check-config [--sets] FILE|-\n"
 	"       spank-ebpf [-c FILE] prolog|epilog   (as Slurm's Prolog=/Epilog=: no arguments)\n"
 	"       spank-ebpf linger-end [--set=SET] PLUGSTACK-ARGS...   (run by the plugin's linger timer)\n"
-	"       spank-ebpf [-c FILE] exporter SET   (run by spank-ebpf-exporter@SET.service)\n"
+	"       spank-ebpf [-c FILE] exporter [--check] SET   (run by spank-ebpf-exporter@SET.service)\n"
 	"       spank-ebpf [-c FILE] admit SET   (its ExecStartPost)\n"
 	"       spank-ebpf [-c FILE] report [--json] [--socket=PATH] JOBID\n"
 	"       spank-ebpf [-c FILE] report --peer   (run by spank-ebpf-report@.service)\n"
