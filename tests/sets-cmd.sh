@@ -386,6 +386,24 @@ is "exporter net, its address taken by a user: exit 1, saying by whom" "$rc $err
 run -c "$d/plugstack.conf" exporter --check net
 is "exporter --check net (root, before the unit's start): the same line" "$rc $err" \
 	"1 spank-ebpf: exporter: set net: cannot listen on 127.0.0.1:943: it is taken by $taken"
+# The unit's start fails (its ExecStartPre, exporter --check, said the
+# line above): the plugin logs that line from the start's journal.
+echo fail >"$d/bin/behaviour"
+echo 0123456789abcdef0123456789abcdef >"$d/bin/invocation"
+{
+	echo "Starting ebpf_exporter@net.service - ebpf_exporter for the probe set net (slurm-spank-ebpf)..."
+	echo "$err"
+	echo "ebpf_exporter@net.service: Control process exited, code=exited, status=1/FAILURE"
+	echo "ebpf_exporter@net.service: Failed with result 'exit-code'."
+	echo "Failed to start ebpf_exporter@net.service - ebpf_exporter for the probe set net (slurm-spank-ebpf)."
+} >"$d/bin/journal"
+printf '#!/bin/sh\ncat "%s/bin/journal"\n' "$d" >"$d/bin/journalctl"
+chmod 0755 "$d/bin/journalctl"
+reset
+hook plugin prolog 9 "$OPT=net" SLURM_JOB_USER=alice
+like "the set's start fails: the plugin logs the taken-by line as what the unit said" "$(cat "$d/log")" \
+	"ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
+rm -f "$d/bin/behaviour" "$d/bin/invocation" "$d/bin/journalctl"
 reset
 hook program prolog 8 "$OPT=net" SLURM_JOB_USER=alice
 run -c "$d/plugstack.conf" status --json --node node7 --squeue /bin/false
