@@ -63,7 +63,7 @@ while IFS=';' read -r syn tag; do
 	like "spank-ebpf(8): COMMANDS has \"$tag\"" "$(printf '%s\n' "$crender" | sed -n '/^COMMANDS/,/^OPTIONS/p')" "^       $(printf '%s' "$tag" | sed 's/[][|]/\\&/g')\$"
 done <<'EOF2'
 check-config [--sets] FILE|-;check-config --sets FILE|-
-exporter SET;exporter SET
+exporter [--check] SET;exporter [--check] SET
 admit SET;admit SET
 report [--json] [--socket=PATH] JOBID;report [--json] [--socket=PATH] JOBID
 report --peer;report --peer
