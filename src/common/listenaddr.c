@@ -226,19 +226,20 @@ static void listenaddr_comm(pid_t pid, char *buf, size_t len)
 			buf[i] = '?';
 }
 
-/* Whether process pid has an fd on socket inode. */
-static bool listenaddr_pid_has(pid_t pid, unsigned long inode)
+/* Whether process pid has an fd on socket inode: 1 yes, 0 no, -1 its
+ * fds cannot be looked at (another user's, for a caller not root). */
+static int listenaddr_pid_has(pid_t pid, unsigned long inode)
 {
 	char path[64], target[64], want[40];
 	struct dirent *e;
 	DIR *d;
-	bool found = false;
+	int found = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
 	snprintf(want, sizeof(want), "socket:[%lu]", inode);
 	d = opendir(path);
 	if (!d)
-		return false;
+		return errno == EACCES || errno == EPERM ? -1 : 0;
 	while (!found && (e = readdir(d))) {
 		ssize_t n;
 
@@ -278,7 +279,7 @@ int listenaddr_holders(const struct listen_addr *a, struct listen_holder *h, int
 			if (!isdigit((unsigned char)e->d_name[0]))
 				continue;
 			pid = (pid_t)atoi(e->d_name);
-			if (!listenaddr_pid_has(pid, inodes[i]))
+			if (listenaddr_pid_has(pid, inodes[i]) != 1)
 				continue;
 			h[k].inode = inodes[i];
 			h[k].uid = uids[i];
@@ -341,31 +342,44 @@ static long listenaddr_pid_uid(pid_t pid)
 int listenaddr_owned(const struct listen_addr *a, const pid_t *pids, int npids,
 		     struct listen_holder *stranger)
 {
-	struct listen_holder h[16];
-	int n = listenaddr_holders(a, h, 16), i, k;
+	unsigned long inodes[16];
+	unsigned int uids[16];
+	int n4, n6, n, i, k;
 
-	if (n < 0) {
-		memset(stranger, 0, sizeof(*stranger));
+	memset(stranger, 0, sizeof(*stranger));
+	n4 = listenaddr_scan("/proc/net/tcp", AF_INET, a, inodes, uids, 16);
+	n6 = n4 < 0 ? -1 : listenaddr_scan("/proc/net/tcp6", AF_INET6, a, inodes + n4, uids + n4, 16 - n4);
+	if (n4 < 0 || n6 < 0)
 		return 0; /* cannot tell: never trust it */
-	}
+	n = n4 + n6;
 	if (n == 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		/* A socket whose holder we cannot see (a caller other than root:
-		 * the unit runs as its own user) is the unit's when its owner is
-		 * the uid of one of the unit's processes. A privileged port, so
-		 * only a privileged process of another uid could be there. */
-		if (h[i].pid == 0) {
-			for (k = 0; k < npids && listenaddr_pid_uid(pids[k]) != (long)h[i].uid; k++)
-				;
-		} else {
-			for (k = 0; k < npids && pids[k] != h[i].pid; k++)
-				;
+		struct listen_holder h[8];
+		int nh, mine = 0;
+
+		/* The unit's own processes first: the usual answer, without a
+		 * walk of every process. One whose fds we cannot see (a caller
+		 * other than root: the unit runs as its own user) holds it when
+		 * the socket's owner is its uid: on a privileged port, nobody
+		 * unprivileged of another uid could be there. */
+		for (k = 0; k < npids && !mine; k++) {
+			int has = listenaddr_pid_has(pids[k], inodes[i]);
+
+			mine = has == 1 || (has < 0 && listenaddr_pid_uid(pids[k]) == (long)uids[i]);
 		}
-		if (k == npids) {
-			*stranger = h[i];
-			return 0;
-		}
+		if (mine)
+			continue;
+		/* Someone else's: name them (the first we can see). */
+		stranger->inode = inodes[i];
+		stranger->uid = uids[i];
+		nh = listenaddr_holders(a, h, 8);
+		for (k = 0; k < nh; k++)
+			if (h[k].inode == inodes[i]) {
+				*stranger = h[k];
+				break;
+			}
+		return 0;
 	}
 	return 1;
 }

@@ -66,11 +66,11 @@ int listenaddr_holders(const struct listen_addr *a, struct listen_holder *h, int
 /* "uid 0 (root), pid 12 (python3)": one holder, for messages. */
 void listenaddr_describe(const struct listen_holder *h, char *buf, size_t len);
 
-/* Whether a's listening sockets are all held by processes among pids
- * (the set's unit's): 1 yes; 0 no, with *stranger one that is not (pid 0:
- * a socket whose holder we cannot see); -1 nothing listens on a. A
- * socket whose holder cannot be seen (the caller is not root) counts as
- * the unit's when it belongs to the uid of one of pids. */
+/* Whether each listening socket on a is held by a process among pids
+ * (the set's unit's): 1 yes; 0 no, with *stranger naming a holder of one
+ * that is not (pid 0: one we cannot see), also when /proc/net/tcp cannot
+ * be read; -1 nothing listens on a. A unit process whose fds the caller
+ * cannot look at (not root) holds a socket owned by its uid. */
 int listenaddr_owned(const struct listen_addr *a, const pid_t *pids, int npids,
 		     struct listen_holder *stranger);
 
