@@ -45,7 +45,7 @@ static const struct {
 	{ "[::1%lo]:941", "not an IPv6 address" },
 	{ "::1:941", "not an IPv4 address" },
 	{ "[::1:941", "an IPv6 address goes in brackets" },
-	{ "127.0.0.1:9441", "port 9441 is not privileged (1 to 1023): any user could bind it first" },
+	{ "127.0.0.1:8941", "port 8941 is not privileged (1 to 1023): any user could bind it first" },
 	{ "127.0.0.1:1024", "port 1024 is not privileged" },
 	{ "127.0.0.1:0", "decimal port from 1 to 1023" },
 	{ "127.0.0.1:0941", "decimal port from 1 to 1023" },

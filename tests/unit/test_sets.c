@@ -92,7 +92,7 @@ static const struct {
 	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:0\n", "set io: listen must be ADDRESS:PORT" },
 	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:70000\n", "set io: listen must be ADDRESS:PORT" },
 	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 300.0.0.1:941\n", "set io: listen not an IPv4 address as inet_pton reads it" },
-	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:9441\n", "set io: listen port 9441 is not privileged (1 to 1023): any user could bind it first" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:8941\n", "set io: listen port 8941 is not privileged (1 to 1023): any user could bind it first" },
 	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = localhost:941\n", "set io: listen host names are not accepted, localhost neither: write the address (127.0.0.1)" },
 	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 0127.0.0.1:941\n", "set io: listen not an IPv4 address" },
 	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = evil.example:941\n", "listen host names are not accepted" },
