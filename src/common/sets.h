@@ -15,7 +15,7 @@
  *     [io]
  *     description = Block I/O latency and bytes of the job
  *     configs = spank-io
- *     listen = 127.0.0.1:9441
+ *     listen = 127.0.0.1:941
  *     linger = 60                           # else the line's linger=
  *
  * '#' starts a comment; keys and values are trimmed. Every line is

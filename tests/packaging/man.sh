@@ -145,7 +145,7 @@ ok_if "the parser lists its set keys (check-config --sets)" test -n "$skeys"
 for k in $gkeys $skeys; do
 	like "PROBE SETS documents the key $k" "$sets_text" "(^| )$k="
 done
-like "PROBE SETS: an example sets file" "$sets_text" '\[io\] description = .* configs = spank-io listen = 127\.0\.0\.1:9441'
+like "PROBE SETS: an example sets file" "$sets_text" '\[io\] description = .* configs = spank-io listen = 127\.0\.0\.1:941'
 # The page's example sets file, as rendered, is one the parser accepts.
 printf '%s\n' "$render" | sed -n '/^ *# .*spank_ebpf_sets\.conf$/,/^ *and on the plugin.s line:/p' | sed '$d' |
 	sed 's/^ *//' >"$tmp/sets.conf"

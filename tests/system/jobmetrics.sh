@@ -14,7 +14,7 @@
 JM_TEXTFILE=/var/lib/prometheus/node-exporter
 JM_PROM=127.0.0.1:19090
 JM_NODE=127.0.0.1:19100
-JM_IO=127.0.0.1:9441
+JM_IO=127.0.0.1:941
 JM_OTHER=sse-other
 
 # The container's cgroup2 hierarchy: /sys/fs/cgroup/unified (hybrid) or
