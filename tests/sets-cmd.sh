@@ -3,19 +3,29 @@
 # double: the sets file checked (check-config --sets, and through the
 # plugin's line), --ebpf=SET[,SET...] as the plugin's hooks and the
 # Prolog= program get it, status and metrics per set, linger-end --set,
-# and spank-ebpf exporter SET (what the template unit runs) exec'ing the
-# exporter with the set's configs and address.
+# and spank-ebpf exporter SET (what the template unit runs) binding the
+# set's address and exec'ing the exporter with the set's configs and the
+# socket. Then a hostile user who took a set's address first: the
+# exporter says who, status names it, report shows none of its numbers.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/lib/plugin.sh"
 need_root
-need_cmd python3 promtool
+need_cmd python3 promtool unshare ip setpriv
 plugin_built_faces
+# Every address here is in a network namespace of the test's own, and
+# /sys/fs/cgroup in a mount namespace of its own (report's owner check
+# reads the unit's cgroup.procs): nothing real is bound or touched, and
+# the sysctl that says which ports users may bind can be turned here.
+if [ "${SETS_CMD_PRIVATE:-}" != 1 ]; then
+	SETS_CMD_PRIVATE=1 exec unshare --net --mount --propagation private bash "$0" "$@"
+fi
+ip link set lo up || bail "no loopback in the test's own network namespace"
 
 d=$(mktemp -d /dev/shm/spank-ebpf-sets.XXXXXX) || exit 1
-www_pid= peer_pid= peer2_pid= raw_pid= made_jos=
+www_pid= peer_pid= peer2_pid= raw_pid= fake_pid= made_jos=
 cleanup() {
 	local p
-	for p in "$www_pid" "$peer_pid" "$peer2_pid" "$raw_pid"; do
+	for p in "$www_pid" "$peer_pid" "$peer2_pid" "$raw_pid" "$fake_pid"; do
 		[ -z "$p" ] || kill "$p" 2>/dev/null
 	done
 	[ -z "$made_jos" ] || userdel jos__ 2>/dev/null
@@ -23,13 +33,21 @@ cleanup() {
 }
 trap cleanup EXIT
 chmod 0755 "$d"
-mkdir -p "$d/bin" "$d/configs" "$d/prom" "$d/textfile" "$d/www"
+mkdir -p "$d/bin" "$d/configs" "$d/prom" "$d/textfile" "$d/www" "$d/run"
+chmod 1777 "$d/run"
 install -m 0755 "$top/tests/bin/systemctl-double" "$d/bin/systemctl"
 install -m 0755 "$top/tests/bin/systemd-run-double" "$d/bin/systemd-run"
 echo "$d/state" >"$d/bin/statefile"
 for c in bio sched tcp; do echo "metrics: {}" >"$d/configs/$c.yaml"; done
-# A stand-in exporter: records how it was run.
-printf '#!/bin/sh\necho "$0 $*" >"%s/exporter.args"\n' "$d" >"$d/bin/ebpf_exporter"
+# A stand-in exporter: records how it was run, and what it was handed:
+# LISTEN_PID its own, LISTEN_FDS, fd 3 a socket, CAP_NET_BIND_SERVICE
+# (bit 10) gone from its effective set.
+cat >"$d/bin/ebpf_exporter" <<EOF
+#!/bin/sh
+echo "\$0 \$*" >"$d/run/exporter.args"
+cap=\$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/\$\$/status)
+echo "pid=\$([ "\$LISTEN_PID" = "\$\$" ] && echo own) fds=\$LISTEN_FDS fd3=\$(readlink /proc/\$\$/fd/3 | cut -d: -f1) bind_cap=\$(( (0x\$cap >> 10) & 1 ))" >"$d/run/exporter.env"
+EOF
 chmod 0755 "$d/bin/ebpf_exporter"
 cat >"$d/sets.conf" <<EOF
 # the site's probe sets
@@ -43,18 +61,18 @@ textfile = $d/textfile
 [io]
 description = Block I/O latency and bytes
 configs = bio
-listen = 127.0.0.1:9441
+listen = 127.0.0.1:941
 linger = 30
 
 [sched]
 description = Run-queue latency
 configs = sched
-listen = 127.0.0.1:9442
+listen = 127.0.0.1:942
 
 [net]
 description = TCP retransmits
 configs = tcp
-listen = 127.0.0.1:9443
+listen = 127.0.0.1:943
 EOF
 args="systemctl=$d/bin/systemctl state=$d/state sets=$d/sets.conf"
 printf 'optional /usr/lib/slurm/spank_ebpf.so %s\n' "$args" >"$d/plugstack.conf"
@@ -81,26 +99,26 @@ reset() {
 # --- check-config ---------------------------------------------------------
 run check-config --sets "$d/sets.conf"
 is "check-config --sets: a good file, exit 0" "$rc $(echo "$out" | head -n 1)" "0 $d/sets.conf: valid"
-like "... its sets listed" "$out" "^set io: configs bio on 127.0.0.1:9441, linger 30s: Block I/O latency and bytes$"
+like "... its sets listed" "$out" "^set io: configs bio on 127.0.0.1:941, linger 30s: Block I/O latency and bytes$"
 run check-config "$d/plugstack.conf"
 like "check-config of the line: its sets file checked too" "$rc $out" "^0 .*valid: .* sets=$d/sets.conf"
 run check-config --sets - <<<"default = io
 [io]
 description = x
 configs = bio
-listen = :9441
+listen = :941
 [net]
 description = y
 configs = tcp
-listen = 127.0.0.1:9441"
+listen = 127.0.0.1:941"
 is "clashing ports: refused, naming the line" "$rc $err" \
-	"1 spank-ebpf: check-config: (standard input):9: set net: listen port 9441 is also set io's (line 5)"
+	"1 spank-ebpf: check-config: (standard input):9: set net: listen port 941 is also set io's (line 5)"
 run check-config --sets - <<<"config_dir = $d/configs
 default = io
 [io]
 description = x
 configs = bio,nosuch
-listen = :9441"
+listen = :941"
 is "a config with no file in config_dir: refused, naming it" "$rc $err" \
 	"1 spank-ebpf: check-config: set io: config nosuch: no \"$d/configs/nosuch.yaml\" (No such file or directory)"
 run check-config --sets - <<<"config_dir = /nonexistent/configs
@@ -108,18 +126,18 @@ default = io
 [io]
 description = x
 configs = nosuch
-listen = :9441"
+listen = :941"
 like "config_dir not on this host (a submit host): not checked, said" "$rc $out" \
 	'^0 .*note: config_dir "/nonexistent/configs" is not on this host'
 run check-config --sets - <<<"default = io
 [IO]"
 is "a bad set name: refused, naming the line" "$rc $err" \
 	"1 spank-ebpf: check-config: (standard input):2: \"[IO]\": a set's name is [a-z][a-z0-9_-]*, at most 32 characters, in brackets"
-sed 's/^listen = 127.0.0.1:9443$/listen = 127.0.0.1:9441/' "$d/sets.conf" >"$d/bad.sets"
+sed 's/^listen = 127.0.0.1:943$/listen = 127.0.0.1:941/' "$d/sets.conf" >"$d/bad.sets"
 printf 'optional /usr/lib/slurm/spank_ebpf.so systemctl=/bin/true sets=%s\n' "$d/bad.sets" >"$d/bad.conf"
 run check-config "$d/bad.conf"
 like "check-config of a line whose sets file is wrong: refused" "$rc $err" \
-	"^1 spank-ebpf: check-config: $d/bad.sets:[0-9]+: set net: listen port 9441 is also set io's"
+	"^1 spank-ebpf: check-config: $d/bad.sets:[0-9]+: set net: listen port 941 is also set io's"
 
 # --- the hooks, both faces --------------------------------------------------
 hook() { # hook plugin|program prolog|epilog JOB [VAR=VALUE...]
@@ -186,10 +204,15 @@ is "linger-end --set=io at the window's end: io stopped" "$(calls)" \
 
 # --- job records, job_info, report --------------------------------------------
 # The set's exporter is a plain HTTP server with a fixed /metrics: two
-# jobs' series, as ebpf_exporter writes the spank-io config's.
+# jobs' series, as ebpf_exporter writes the spank-io config's. It runs as
+# the io unit's process: its PID in the unit's cgroup.procs, in a cgroup
+# tree of the test's own (a tmpfs over /sys/fs/cgroup, this mount
+# namespace only), where report's owner check looks.
 reset
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-sed -i "s/^listen = 127.0.0.1:9441$/listen = 127.0.0.1:$port/" "$d/sets.conf"
+port=941
+cg=/sys/fs/cgroup/system.slice/system-ebpf_exporter.slice
+mount -t tmpfs spank-ebpf-test-cgroup /sys/fs/cgroup || bail "cannot mount a tmpfs over /sys/fs/cgroup in the test's mount namespace"
+mkdir -p "$cg/ebpf_exporter@io.service" "$cg/ebpf_exporter@net.service"
 {
 	echo '# HELP ebpf_exporter_spank_io_latency_seconds Block I/O request latency'
 	echo '# TYPE ebpf_exporter_spank_io_latency_seconds histogram'
@@ -207,6 +230,7 @@ sed -i "s/^listen = 127.0.0.1:9441$/listen = 127.0.0.1:$port/" "$d/sets.conf"
 } >"$d/www/metrics"
 python3 -m http.server --bind 127.0.0.1 --directory "$d/www" "$port" >/dev/null 2>&1 &
 www_pid=$!
+echo "$www_pid" >"$cg/ebpf_exporter@io.service/cgroup.procs"
 wait_until 20 "the stand-in /metrics answers" python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "http://127.0.0.1:$port/metrics"
 hook program prolog 5 "$OPT=io" SLURM_JOB_USER=alice SLURM_JOB_UID=4001 SLURM_JOB_SLUID=sEKNKTV3WPV500
 hook plugin prolog 6 "$OPT=io" SLURM_JOB_USER=bob SLURM_JOB_UID=4002
@@ -300,12 +324,15 @@ like "report with the set's exporter down: exit 1, naming the set and the addres
 cat >"$d/rawhttp.py" <<'EOF'
 import os, select, socket, sys
 # rawhttp.py PORTFILE NAME=FILE|NAME=hang...: one loopback listener per
-# NAME; "NAME PORT" lines in PORTFILE once all listen.
+# NAME, on privileged ports from 961 (a set's listen= must be one; this
+# network namespace is the test's own); "NAME PORT" lines in PORTFILE
+# once all listen.
 lsn, what, held = {}, {}, []
-for arg in sys.argv[2:]:
+for i, arg in enumerate(sys.argv[2:]):
     name, src = arg.split("=", 1)
     s = socket.socket()
-    s.bind(("127.0.0.1", 0))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 961 + i))
     s.listen(64)
     lsn[s] = name
     what[name] = None if src == "hang" else open(src, "rb").read()
@@ -345,6 +372,11 @@ python3 "$d/rawhttp.py" "$d/ports" good="$d/good.http" evil="$d/evil.http" \
 	h1=hang h2=hang h3=hang h4=hang h5=hang h6=hang &
 raw_pid=$!
 wait_until 20 "the raw stand-ins listen" test -s "$d/ports"
+# Each runs as its set's unit, for report's owner check.
+while read -r name p; do
+	mkdir -p "$cg/ebpf_exporter@$name.service"
+	echo "$raw_pid" >"$cg/ebpf_exporter@$name.service/cgroup.procs"
+done <"$d/ports"
 {
 	echo "unit = ebpf_exporter@.service"
 	echo "exporter = $d/bin/ebpf_exporter"
@@ -501,20 +533,122 @@ run -c "$d/plugstack.conf" admit nosuch
 is "admit of an unknown set: exit 2" "$rc" 2
 
 # --- exporter SET ------------------------------------------------------------
-run -c "$d/plugstack.conf" exporter sched
-is "exporter sched: becomes the exporter with the set's configs and address" \
-	"$rc $(cat "$d/exporter.args" 2>&1)" \
-	"0 $d/bin/ebpf_exporter --config.dir=$d/configs --config.names=sched --web.listen-address=127.0.0.1:9442 --config.strict --capabilities.keep=none"
-like "... and says so on stderr (the unit's journal)" "$err" "^spank-ebpf: exporter: set sched: $d/bin/ebpf_exporter "
+# As the unit runs it: a user of its own (nobody here) with
+# CAP_NET_BIND_SERVICE ambient (the unit's AmbientCapabilities=).
+run_unit() { # run_unit ARGS...: sets out, err, rc
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+net_bind_service \
+		--ambient-caps=+net_bind_service "$cmd" "$@" 2>"$d/err") && rc=0 || rc=$?
+	err=$(cat "$d/err")
+}
+run_unit -c "$d/plugstack.conf" exporter sched
+is "exporter sched: becomes the exporter with the set's configs, the address handed over as fd://0" \
+	"$rc $(cat "$d/run/exporter.args" 2>&1)" \
+	"0 $d/bin/ebpf_exporter --config.dir=$d/configs --config.names=sched --web.listen-address=fd://0 --config.strict --capabilities.keep=none"
+is "... its own pid in LISTEN_PID, LISTEN_FDS=1, fd 3 a socket, CAP_NET_BIND_SERVICE dropped" \
+	"$(cat "$d/run/exporter.env" 2>&1)" "pid=own fds=1 fd3=socket bind_cap=0"
+like "... and says so on stderr (the unit's journal)" "$err" "^spank-ebpf: exporter: set sched: 127.0.0.1:942 bound; $d/bin/ebpf_exporter "
+rm -f "$d/run/exporter.args"
+run -c "$d/plugstack.conf" exporter --check sched
+is "exporter --check sched (the unit's ExecStartPre): the address is free, exit 0, nothing run" \
+	"$rc;$err;$(test -e "$d/run/exporter.args" && echo ran || echo not run)" "0;;not run"
 run -c "$d/plugstack.conf" exporter iox
 is "exporter with an unknown set: exit 1, said" "$rc $err" \
 	"1 spank-ebpf: exporter: unknown probe set \"iox\"; declared in \"$d/sets.conf\": io, sched, net"
-rm "$d/configs/tcp.yaml"
+mv "$d/configs/tcp.yaml" "$d/tcp.yaml"
 run -c "$d/plugstack.conf" exporter net
 is "exporter net, its config's file gone: exit 1, naming it" "$rc $err" \
 	"1 spank-ebpf: exporter: set net: config tcp: no \"$d/configs/tcp.yaml\" (No such file or directory)"
-rm "$d/bin/ebpf_exporter"
+mv "$d/tcp.yaml" "$d/configs/tcp.yaml"
+mv "$d/bin/ebpf_exporter" "$d/bin/ebpf_exporter.away"
 run -c "$d/plugstack.conf" exporter io
 is "exporter io, the binary missing: exit 1" "$rc" 1
 like "... naming it" "$err" "^spank-ebpf: exporter: cannot run \"$d/bin/ebpf_exporter\": No such file or directory$"
+mv "$d/bin/ebpf_exporter.away" "$d/bin/ebpf_exporter"
+
+# --- a user who takes a set's address -------------------------------------------
+# A node whose users may bind the sets' ports is refused, by the exporter
+# and by check-config.
+unpriv=/proc/sys/net/ipv4/ip_unprivileged_port_start
+echo 900 >"$unpriv"
+run -c "$d/plugstack.conf" exporter sched
+is "ip_unprivileged_port_start 900: exporter sched (942) refuses, exit 1, said" "$rc $err" \
+	"1 spank-ebpf: exporter: set sched: port 942 is not privileged on this node (net.ipv4.ip_unprivileged_port_start = 900): any user could bind 127.0.0.1:942 first; set the sysctl above 942"
+run check-config "$d/plugstack.conf"
+like "... check-config on the node says the same" "$rc $err" \
+	"^1 spank-ebpf: check-config: set io: port 941 is not privileged on this node \\(net.ipv4.ip_unprivileged_port_start = 900\\)"
+# A user binds net's address while the sysctl lets them (then it is put
+# back), and serves fake figures with terminal escapes: what root's
+# report must never show as a job's.
+echo 0 >"$unpriv"
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c '
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 943))
+s.listen(8)
+body = (b"ebpf_exporter_spank_io_bytes_total{jobid=\"8\",operation=\"read\"} 999999999999\n"
+        b"ebpf_exporter_spank_oom_kills_total{jobid=\"8\",x=\"\x1b]0;PWNED\x07\x1b[2J\"} 7\n")
+while True:
+    c, _ = s.accept()
+    try:
+        c.recv(4096)
+        c.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n" + body)
+    finally:
+        c.close()
+' >/dev/null 2>&1 &
+fake_pid=$!
+wait_until 20 "the user's server on 127.0.0.1:943" sh -c 'ss -Hltn "sport = :943" | grep -q .'
+echo 1024 >"$unpriv"
+nobody_uid=$(id -u nobody)
+taken="uid $nobody_uid (nobody), pid $fake_pid (python3)"
+run -c "$d/plugstack.conf" exporter net
+is "exporter net, its address taken by a user: exit 1, saying by whom" "$rc $err" \
+	"1 spank-ebpf: exporter: set net: cannot listen on 127.0.0.1:943: it is taken by $taken"
+run -c "$d/plugstack.conf" exporter --check net
+is "exporter --check net (root, before the unit's start): the same line" "$rc $err" \
+	"1 spank-ebpf: exporter: set net: cannot listen on 127.0.0.1:943: it is taken by $taken"
+# The unit's start fails (its ExecStartPre, exporter --check, said the
+# line above): the plugin logs that line from the start's journal.
+echo fail >"$d/bin/behaviour"
+echo 0123456789abcdef0123456789abcdef >"$d/bin/invocation"
+{
+	echo "Starting ebpf_exporter@net.service - ebpf_exporter for the probe set net (slurm-spank-ebpf)..."
+	echo "$err"
+	echo "ebpf_exporter@net.service: Control process exited, code=exited, status=1/FAILURE"
+	echo "ebpf_exporter@net.service: Failed with result 'exit-code'."
+	echo "Failed to start ebpf_exporter@net.service - ebpf_exporter for the probe set net (slurm-spank-ebpf)."
+} >"$d/bin/journal"
+printf '#!/bin/sh\ncat "%s/bin/journal"\n' "$d" >"$d/bin/journalctl"
+chmod 0755 "$d/bin/journalctl"
+reset
+hook plugin prolog 9 "$OPT=net" SLURM_JOB_USER=alice
+like "the set's start fails: the plugin logs the taken-by line as what the unit said" "$(cat "$d/log")" \
+	"ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
+rm -f "$d/bin/behaviour" "$d/bin/invocation" "$d/bin/journalctl"
+reset
+hook program prolog 8 "$OPT=net" SLURM_JOB_USER=alice
+run -c "$d/plugstack.conf" status --json --node node7 --squeue /bin/false
+is "status --json: an anomaly address_taken naming the holder" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([a["message"] for a in d["anomalies"] if a["kind"] == "address_taken"])' 2>&1)" \
+	"['set net: its address 127.0.0.1:943 is held by $taken, not by ebpf_exporter@net.service']"
+run -c "$d/plugstack.conf" status --node node7 --squeue /bin/false
+like "status: the same, as text" "$out" \
+	"^anomaly: set net: its address 127\\.0\\.0\\.1:943 is held by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\), not by ebpf_exporter@net\\.service$"
+run -c "$d/plugstack.conf" report 8
+is "report 8 (root), net's address held by the user: exit 1, no figures of theirs" \
+	"$rc $out" "1 job 8 (user alice), probe sets net
+  no series of this job in its sets' exporters (some could not be read: above)"
+is "... saying the address is held by someone else" "$err" \
+	"spank-ebpf: report: set net: its address 127.0.0.1:943 is held by $taken, not by ebpf_exporter@net.service"
+run -c "$d/plugstack.conf" report --json 8
+is "report --json 8: no figures, the holder in errors" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["io"], d["oom"], d["errors"])' 2>&1)" \
+	"None None ['set net: its address 127.0.0.1:943 is held by $taken, not by ebpf_exporter@net.service']"
+unlike "... nothing of the fake's bytes or escapes anywhere" "$out$(cat "$d/err")" '999999999999|PWNED|'$'\x1b'
+kill "$fake_pid"
+wait "$fake_pid" 2>/dev/null
+fake_pid=
+run_unit -c "$d/plugstack.conf" exporter net
+like "the user's server gone: exporter net binds and runs" "$rc $(cat "$d/run/exporter.env" 2>&1) $err" \
+	"^0 pid=own fds=1 fd3=socket bind_cap=0 spank-ebpf: exporter: set net: 127\\.0\\.0\\.1:943 bound; "
 done_testing

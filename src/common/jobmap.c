@@ -39,37 +39,6 @@ uint32_t jobmap_config_bits(const char *configs)
 	return bits;
 }
 
-/* The PIDs in the unit's cgroup (at most max): systemd's own record of
- * its processes, read without running anything. */
-static int unit_pids(const struct config *cfg, const char *unit, pid_t *pids, int max)
-{
-	char path[CONFIG_PATH_MAX + 3 * CONFIG_UNIT_MAX], buf[4096], *p, *end;
-	ssize_t len;
-	int fd, n = 0;
-
-	if (unit_cgroup(cfg, unit, path, sizeof(path) - 16) != 1)
-		return 0;
-	strcat(path, "/cgroup.procs");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	for (p = buf; *p && n < max; p = end) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (v > 0)
-			pids[n++] = (pid_t)v;
-		end += strspn(end, "\n");
-	}
-	return n;
-}
-
 static void init(struct jobmap *m)
 {
 	memset(m, 0, sizeof(*m));

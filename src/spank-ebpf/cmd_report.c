@@ -20,6 +20,7 @@
 #include "spank-ebpf.h"
 #include "statefile.h"
 #include "text.h"
+#include "unit.h"
 
 /* Each set's read, and the whole report: sets are read one after the
  * other, and the report unit's RuntimeMaxSec=30 must outlast them all
@@ -234,6 +235,28 @@ const struct option_spec report_options[] = {
 	[NOPTS] = { NULL, NULL, NULL, 0 },
 };
 
+/* Set i's /metrics, only if its address is held by its own unit's
+ * processes before and after the answer: anyone else's server there
+ * (a user's, once the unit stopped) would have its numbers shown as the
+ * job's. NULL with err saying why otherwise. */
+static char *report_owned_get(const struct config *cfg, const struct sets *sets, int i,
+			      unsigned int timeout_ms, char *err, size_t errlen)
+{
+	char unit[CONFIG_UNIT_MAX];
+	char *body;
+
+	sets_unit(sets, sets->set[i].name, unit, sizeof(unit));
+	/* Nothing listening: the connection's own error says so. */
+	if (unit_holds_address(cfg, unit, &sets->set[i].addr, err, errlen) == 0)
+		return NULL;
+	body = http_get_metrics(&sets->set[i].addr, timeout_ms, REPORT_BODY_MAX, err, errlen);
+	if (body && unit_holds_address(cfg, unit, &sets->set[i].addr, err, errlen) != 1) {
+		free(body);
+		return NULL;
+	}
+	return body;
+}
+
 int cmd_report(struct cmd *cmd)
 {
 	const char *vals[NOPTS] = { NULL }, *pos[1];
@@ -319,9 +342,9 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, long long u
 				snprintf(errs[nerr++], sizeof(errs[0]), "set %s: not read: the report's %d s were spent",
 					 sets.set[i].name, REPORT_BUDGET_MS / 1000);
 		} else if (i >= 0) {
-			body = http_get_metrics(sets.set[i].listen,
+			body = report_owned_get(&cmd->cfg, &sets, i,
 						left_ms < REPORT_TIMEOUT_MS ? (unsigned int)left_ms : REPORT_TIMEOUT_MS,
-						REPORT_BODY_MAX, err, sizeof(err));
+						err, sizeof(err));
 			if (body)
 				report_read(&f, body, (unsigned int)job);
 			else if (nerr < SETS_MAX)

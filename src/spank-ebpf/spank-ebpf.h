@@ -80,7 +80,8 @@ extern const struct option_spec metrics_options[];
 extern const struct option_spec check_config_options[];
 extern const struct option_spec linger_end_options[];
 extern const struct option_spec report_options[];
-extern const struct option_spec no_options[]; /* hook, exporter, admit, help */
+extern const struct option_spec exporter_options[];
+extern const struct option_spec no_options[]; /* hook, admit, help */
 
 int cmd_status(struct cmd *cmd);
 int cmd_reconcile(struct cmd *cmd);

@@ -14,7 +14,7 @@
 JM_TEXTFILE=/var/lib/prometheus/node-exporter
 JM_PROM=127.0.0.1:19090
 JM_NODE=127.0.0.1:19100
-JM_IO=127.0.0.1:9441
+JM_IO=127.0.0.1:941
 JM_OTHER=sse-other
 
 # The container's cgroup2 hierarchy: /sys/fs/cgroup/unified (hybrid) or
@@ -167,6 +167,45 @@ jm_firewall() {
 	ct nft delete table inet spank_ebpf
 }
 
+# _jm_listening PORT: a TCP socket listens on PORT (state 0A) on the node.
+_jm_listening() {
+	ct cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$(printf ':%04X' "$1")" \
+		'$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
+}
+
+# The io set's address is a privileged port: user $JM_OTHER cannot bind
+# it. Root's listener on it (a mistake, not an attack) makes the next
+# --ebpf=io job's instance fail: the job still completes, the plugin's
+# log has the exporter's taken-by line (with the holder, found by the
+# unit's root ExecStartPre), status names the holder; then cleaned up.
+jm_taken() {
+	local c j sq out host=${JM_IO%:*} port=${JM_IO#*:}
+	out=$(SYS_USER=$JM_OTHER ctu python3 -c 'import socket, sys; socket.socket().bind((sys.argv[1], int(sys.argv[2])))' \
+		"$host" "$port" 2>&1)
+	like "job metrics: user $JM_OTHER cannot bind the io set's address $JM_IO" "$out" 'PermissionError'
+	ct systemd-run --quiet --unit=sse-squatter python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); time.sleep(600)' "$host" "$port"
+	ok_if "job metrics: root's python3 listens on $JM_IO" \
+		wait_until 20 "a listener on $JM_IO" _jm_listening "$port"
+	sq=$(unit_main_pid sse-squatter.service)
+	c=$(journal_mark)
+	j=$(submit_work jm-taken --ebpf=io) || { is "job metrics: sbatch --ebpf=io accepted" no yes; return; }
+	wait_started jm-taken
+	out=$(ct "$SYS_ADMIN_CMD" status 2>&1)
+	like "job metrics: status names who holds the io set's address" "$out" \
+		"^anomaly: set io: its address ${host//./\\.}:$port is held by uid 0 \\(root\\), pid $sq \\(python3\\), not by spank-ebpf-exporter@io\\.service\$"
+	release jm-taken
+	wait_job_done "$j"
+	is "job metrics: the job whose set could not start still COMPLETED" "$(job_state "$j")" COMPLETED
+	like "job metrics: the plugin logged the exporter's taken-by line" "$(plugin_log_since "$c")" \
+		"spank-ebpf-exporter@io said: spank-ebpf: exporter: set io: cannot listen on ${host//./\\.}:$port: it is taken by uid 0 \\(root\\), pid $sq \\(python3\\)"
+	ct systemctl stop sse-squatter.service
+	ct systemctl reset-failed spank-ebpf-exporter@io.service sse-squatter.service 2>/dev/null
+	is "job metrics: cleaned up: the io instance and the listener gone" \
+		"$(settled_unit_state spank-ebpf-exporter@io.service) $(_jm_listening "$port" && echo listening)" "inactive "
+}
+
 # The issue's scenario: a job of the test user asking --ebpf=io does
 # direct I/O beside a job of another user that did not ask (and does the
 # same I/O), and a third job (the test user's, --ebpf=io, no I/O) keeps
@@ -256,6 +295,7 @@ scn_job_metrics() {
 	is "job metrics: the textfile lists no job" \
 		"$(cat "$NODE_ROOT$JM_TEXTFILE/spank_ebpf_jobs.prom" 2>/dev/null | grep -c '^spank_ebpf_job_info{')" 0
 	diag "job metrics: plugin lines: $(plugin_log_since "$c" | tr '\n' '|')"
+	jm_taken
 	jm_unplace
 	jm_monitoring_stop
 	plugin_args mode=opt-in

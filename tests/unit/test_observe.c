@@ -35,9 +35,9 @@ static char sets_text[1024];
 	"unit = ebpf_exporter@.service\n" \
 	"default = io\n" \
 	"textfile = %s\n" \
-	"[io]\ndescription = Block I/O\nconfigs = spank-io\nlisten = 127.0.0.1:9441\nlinger = 30\n" \
-	"[two]\ndescription = Two of ours\nconfigs = spank-sched,spank-net\nlisten = 127.0.0.1:9442\n" \
-	"[plain]\ndescription = Not ours\nconfigs = biolatency\nlisten = 127.0.0.1:9443\n"
+	"[io]\ndescription = Block I/O\nconfigs = spank-io\nlisten = 127.0.0.1:941\nlinger = 30\n" \
+	"[two]\ndescription = Two of ours\nconfigs = spank-sched,spank-net\nlisten = 127.0.0.1:942\n" \
+	"[plain]\ndescription = Not ours\nconfigs = biolatency\nlisten = 127.0.0.1:943\n"
 
 /* A metric map's key as the probes make it: the job ID first. */
 struct metric_key {
