@@ -263,7 +263,7 @@ static void test_template_changed(void)
 	   "the start noted in <state>.units, root's alone: %s", text ? text : "(none)");
 	free(text);
 	write_sets("unit = other@.service\ndefault = sched\n"
-		   "[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:9442\n");
+		   "[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:942\n");
 	ok(release(1) == (EV_CHANGED | EV_STOPPED) &&
 	   calls_are("start ebpf_exporter@sched.service count=1\nstop ebpf_exporter@sched.service count=0\n"),
 	   "unit= changed to other@: the epilog stops ebpf_exporter@sched all the same");
