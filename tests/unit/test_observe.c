@@ -423,6 +423,76 @@ static void test_prune_ends_dropped_jobs(void)
 	jobset_free(&set);
 }
 
+/* The stand-in exporter of spank-net as built: its metric map
+ * spank_net_tcp_retransmits_total is keyed by the job ID alone (4 bytes,
+ * as spank-oom's is), the prefix's whole length. */
+static pid_t exporter_job_keyed(void)
+{
+	int p[2];
+	char c = 'n';
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (map_create(BPF_MAP_TYPE_HASH, SPANK_JOBS_MAP, sizeof(struct spank_job_key),
+			       sizeof(struct spank_job_val)) >= 0 &&
+		    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) >= 0 &&
+		    map_create(BPF_MAP_TYPE_HASH, "spank_net_tcp_r", sizeof(uint32_t), 8) >= 0)
+			c = 'y';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		stop_exporter(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* A series of job in a metric map keyed by the job ID alone: put (1),
+ * or 1 when it is there (0). */
+static int series_job_keyed(pid_t pid, uint32_t job, int put)
+{
+	uint64_t v = 3;
+	struct bpfmap m;
+	int rc;
+
+	if (held_map(pid, "spank_net_tcp_r", 0, &m) < 0)
+		return -1;
+	rc = put ? bpfmap_update(&m, &job, &v) : bpfmap_lookup(&m, &job, &v) == 0;
+	bpfmap_close(&m);
+	return rc;
+}
+
+/* An ended job's series leave a metric map whose key is its ID and
+ * nothing else (spank-net's retransmits, spank-oom's kills): the prefix
+ * is the whole key. */
+static void test_prune_job_keyed_series(pid_t net)
+{
+	char text[sizeof(sets_text)];
+
+	snprintf(text, sizeof(text), "%s", sets_text);
+	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
+	fresh(text);
+	in_unit("io", net);
+	acquire(20, "io", "ken", NULL);
+	acquire(21, "io", "lena", NULL);
+	series_job_keyed(net, 20, 1);
+	series_job_keyed(net, 21, 1);
+	release(20);
+	ok(series_job_keyed(net, 20, 0) == 0 && series_job_keyed(net, 21, 0) == 1,
+	   "a job-ID-keyed map: job 20's series went at its end, job 21's stayed");
+	release(21);
+	ok(series_job_keyed(net, 21, 0) == 0, "and job 21's at its own");
+	in_unit("io", 0);
+}
+
 /* User names as Slurm gives them, whatever they hold, make a safe label. */
 static void test_label_safety(pid_t io)
 {
@@ -440,7 +510,7 @@ static void test_label_safety(pid_t io)
 
 int main(void)
 {
-	pid_t io, two, odd;
+	pid_t io, two, odd, net;
 	char p[300];
 
 	tu_sets_scratch(&cfg, dir, sets_path);
@@ -458,7 +528,8 @@ int main(void)
 	io = exporter(1, sizeof(struct spank_job_key));
 	two = exporter(2, sizeof(struct spank_job_key));
 	odd = exporter(1, 32);
-	if (io < 0 || two < 0 || odd < 0) {
+	net = exporter_job_keyed();
+	if (io < 0 || two < 0 || odd < 0 || net < 0) {
 		tap_skip("cannot create BPF maps here (needs root and bpf(2))");
 	} else {
 		test_join_admits(io);
@@ -469,10 +540,12 @@ int main(void)
 		test_admit_all(io);
 		test_foreign_layout(odd);
 		test_label_safety(io);
+		test_prune_job_keyed_series(net);
 	}
 	test_prune_ends_dropped_jobs();
 	stop_exporter(io);
 	stop_exporter(two);
 	stop_exporter(odd);
+	stop_exporter(net);
 	return tap_done();
 }
