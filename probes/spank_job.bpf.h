@@ -104,6 +104,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, SPANK_JOBS_GEN_FLAGS); /* the plugin adds atomically */
 	__type(key, __u32);
 	__type(value, __u64);
 } spank_jobs_gen SEC(".maps");

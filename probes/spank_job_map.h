@@ -23,11 +23,18 @@
  *   recorded at all by that config: the programs drop its events in the
  *   kernel.
  *
- * SPANK_JOBS_GEN_MAP (BPF_MAP_TYPE_ARRAY, 1 entry)
+ * SPANK_JOBS_GEN_MAP (BPF_MAP_TYPE_ARRAY, 1 entry, SPANK_JOBS_GEN_FLAGS)
  *   key __u32 0, value __u64: a generation. The plugin increments it
  *   AFTER every change of SPANK_JOBS_MAP (update or delete): the programs
  *   keep a per-cgroup cache of their lookups (SPANK_JOB_CACHE_MAP) that is
- *   valid only for the generation it was made in.
+ *   valid only for the generation it was made in. The increment is an
+ *   atomic add on the map's memory (mmap'ed: the map is BPF_F_MMAPABLE),
+ *   never a lookup then an update: two processes change the filter at
+ *   once (a starting instance's lock-free admit beside a prolog under the
+ *   lock), and a read-then-write from both loses a change or moves the
+ *   generation back to a value an answer was cached in, which makes that
+ *   stale answer valid again. So every change gives a value never held
+ *   before.
  *
  * SPANK_JOB_CACHE_MAP (BPF_MAP_TYPE_LRU_HASH): the programs' own; the
  *   plugin leaves it alone.
@@ -57,6 +64,9 @@
 #define SPANK_MAP_NAME_KERNEL_LEN 15
 
 #define SPANK_JOBS_MAX 4096
+/* BPF_F_MMAPABLE (linux/bpf.h; kernel 5.5+), spelled out: this header
+ * includes no BPF header. */
+#define SPANK_JOBS_GEN_FLAGS (1U << 10)
 #define SPANK_JOB_NAME_LEN 64
 
 /* The project's configs (ebpf_exporter --config.names) and their bits in

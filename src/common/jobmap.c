@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "jobmap.h"
@@ -152,12 +154,26 @@ static void key_of_sluid(struct spank_job_key *k, const char *sluid)
 	snprintf(k->name, sizeof(k->name), "%s", sluid);
 }
 
-/* A change the programs must see: their cached lookups are redone. */
-static int bump(const struct bpfmap *gen)
-{
-	uint32_t zero = 0;
-	uint64_t g = 0;
+_Static_assert(SPANK_JOBS_GEN_FLAGS == BPF_F_MMAPABLE, "spank_jobs_gen is mmapable");
 
+/* A change the programs must see: their cached lookups are redone. An
+ * atomic add on the map's own memory, so that a change made at the same
+ * time by another process (a lock-free admit_all) is neither lost nor
+ * undone (spank_job_map.h). Probes built before the map was mmapable
+ * (an instance started by an older release) get the old lookup and
+ * update, which is racy but no worse than that release. */
+static int jobmap_bump(const struct bpfmap *gen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t zero = 0;
+	uint64_t g = 0, *p;
+
+	p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, gen->fd, 0);
+	if (p != MAP_FAILED) {
+		__atomic_add_fetch(p, 1, __ATOMIC_SEQ_CST);
+		munmap(p, (size_t)page);
+		return 0;
+	}
 	if (bpfmap_lookup(gen, &zero, &g) < 0)
 		g = 0;
 	g++;
@@ -182,7 +198,7 @@ static int filter_change(struct jobmap *m, uint32_t job, const char *sluid,
 			if (!v && bpfmap_delete(&m->jobs[i], &keys[k]) < 0 && errno != ENOENT)
 				rc = -1;
 		}
-		if (bump(&m->gen[i]) < 0)
+		if (jobmap_bump(&m->gen[i]) < 0)
 			rc = -1;
 	}
 	return rc;
