@@ -109,10 +109,15 @@ struct {
 	__type(value, __u64);
 } spank_jobs_gen SEC(".maps");
 
+/* cgid: the cgroup the answer is for, besides the key. An LRU hash
+ * recycles a replaced or evicted element at once, without waiting for
+ * readers: a program that looked up cgroup A may be reading an element
+ * that now holds cgroup B's answer, made in the current generation. */
 struct spank_job_cached {
+	__u64 cgid;
+	__u64 gen;
 	__u32 job;
 	__u32 configs;
-	__u64 gen;
 };
 
 struct {
@@ -225,10 +230,17 @@ static __always_inline __u32 spank_answer(__u32 job, __u32 configs, __u32 config
 static __always_inline int spank_cached(__u64 cgid, __u64 gen, __u32 config_bit, __u32 *job)
 {
 	struct spank_job_cached *c = bpf_map_lookup_elem(&spank_job_cache, &cgid);
+	__u32 j, cfg;
 
-	if (!c || c->gen != gen)
+	if (!c)
 		return 0;
-	*job = spank_answer(c->job, c->configs, config_bit);
+	/* The answer first, then whose and when it is: an element recycled
+	 * for another cgroup meanwhile fails the check (see above). */
+	j = *(volatile __u32 *)&c->job;
+	cfg = *(volatile __u32 *)&c->configs;
+	if (*(volatile __u64 *)&c->cgid != cgid || *(volatile __u64 *)&c->gen != gen)
+		return 0;
+	*job = spank_answer(j, cfg, config_bit);
 	return 1;
 }
 
@@ -240,6 +252,7 @@ static __always_inline __u32 spank_resolve(struct kernfs_node *kn, __u64 cgid, _
 {
 	struct spank_job_cached fresh = {};
 
+	fresh.cgid = cgid;
 	fresh.gen = gen;
 	fresh.job = spank_walk(kn, &fresh.configs);
 	bpf_map_update_elem(&spank_job_cache, &cgid, &fresh, BPF_ANY);
