@@ -284,6 +284,31 @@ bump "$EPID"
 dd_in user.slice/x_slurmstepd.scope/job_45/step_0 500
 ok_if "io: control: the same job_45, owned by root, counts (the owner was the refusal)" gt "$(iocount 45)" 450
 
+# --- spank-io: front merges ---------------------------------------------------
+
+# A request whose first bio changed after its allocation (a front merge)
+# is not recorded, and must leave nothing behind that a later request of
+# another job could be counted by: the bio slab reuses addresses at once,
+# so another front-merged bio soon has the address of an entry left by
+# the first. Job 50 (io) reads 150 x 3 blocks, each 3 in one io_submit
+# (plugged) in the order middle, lower, upper: the middle's request is
+# allocated (block_getrq), the lower front-merges into it, the upper
+# back-merges. Then job 51, not admitted, does the same: its middle bios
+# go through block_getrq (no job: their entries go), its lower ones are
+# front-merged only, and the bio slab hands them the addresses of 50's.
+admit "$EPID" job_50 50 1
+mkdir -p "$CG/$(task 50)" "$CG/$(task 51)"
+dd if=/dev/urandom of="$WORK/front" bs=4k count=450 2>/dev/null && sync
+front() { run_in "$(task "$1")" python3 "$TOP/tests/aio-merge.py" "$WORK/front" 150 1,0,2; }
+reads() { value "ebpf_exporter_spank_io_latency_seconds_count{jobid=\"$1\",operation=\"read\"}"; }
+front 50
+f0=$(reads 50)
+front 51
+f1=$(reads 50)
+ok_if "io: none of job 51's 150 front-merged requests (not admitted) count for job 50, whose own were front-merged before ($f0, then $f1)" \
+	eq "$f1" "$f0"
+ok_if "io: and nothing for 51" none_of 51
+
 # --- spank-sched ------------------------------------------------------------
 
 busy() {
