@@ -21,7 +21,13 @@
  * (a front merge) is not recorded, and leaves nothing another request
  * could be counted by (io_bios).
  */
+#define SPANK_DROPPED spank_io_dropped_total
 #include "spank_job.bpf.h"
+
+/* spank_io_dropped_total's map label (spank-io.yaml). */
+#define SPANK_IO_MAP_LATENCY 0
+#define SPANK_IO_MAP_BYTES 1
+#define SPANK_IO_MAP_BIOS 2
 
 #define SPANK_IO_OP_READ 0
 #define SPANK_IO_OP_WRITE 1
@@ -29,6 +35,11 @@
 
 /* 27: 2^27 us, about 134 s; values above go to that bucket. */
 #define SPANK_IO_MAX_BUCKET 27
+
+/* The most keys one job makes: 3 operations x (28 buckets + the sum),
+ * and 3 operations. */
+#define SPANK_IO_LATENCY_PER_JOB (3 * (SPANK_IO_MAX_BUCKET + 2))
+#define SPANK_IO_BYTES_PER_JOB 3
 
 /* REQ_OP_* are the low bits of cmd_flags (include/linux/blk_types.h). */
 #define SPANK_REQ_OP_MASK 0xff
@@ -123,14 +134,14 @@ struct spank_io_bytes_key {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, SPANK_JOBS_MAX * SPANK_IO_LATENCY_PER_JOB);
 	__type(key, struct spank_io_latency_key);
 	__type(value, __u64);
 } spank_io_latency_seconds SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, SPANK_JOBS_MAX * SPANK_IO_BYTES_PER_JOB);
 	__type(key, struct spank_io_bytes_key);
 	__type(value, __u64);
 } spank_io_bytes_total SEC(".maps");
@@ -180,7 +191,8 @@ int spank_io_getrq(struct bpf_raw_tracepoint_args *ctx)
 	e.queue = spank_io_bio_queue((struct bio *)bio);
 	e.sector = BPF_CORE_READ((struct bio *)bio, bi_iter.bi_sector);
 	e.ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&io_bios, &bio, &e, BPF_ANY);
+	if (bpf_map_update_elem(&io_bios, &bio, &e, BPF_ANY))
+		spank_drop(SPANK_IO_MAP_BIOS, SPANK_DROP_FULL);
 	return 0;
 }
 
@@ -229,12 +241,12 @@ int spank_io_complete(struct bpf_raw_tracepoint_args *ctx)
 	if (!ours)
 		return 0;
 	lat.op = bytes.op = spank_io_op(rq);
-	spank_add(&spank_io_bytes_total, &bytes, BPF_CORE_READ(rq, __data_len));
+	spank_add(&spank_io_bytes_total, &bytes, BPF_CORE_READ(rq, __data_len), SPANK_IO_MAP_BYTES);
 	if (!start)
 		return 0;
 	now = bpf_ktime_get_ns();
 	now = now > start ? (now - start) / 1000 : 0;
-	SPANK_HIST_EXP2(spank_io_latency_seconds, lat, now, SPANK_IO_MAX_BUCKET);
+	SPANK_HIST_EXP2(spank_io_latency_seconds, lat, now, SPANK_IO_MAX_BUCKET, SPANK_IO_MAP_LATENCY);
 	return 0;
 }
 

@@ -96,7 +96,7 @@ struct task_struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SPANK_JOBS_MAX);
+	__uint(max_entries, SPANK_JOBS_KEYS);
 	__type(key, struct spank_job_key);
 	__type(value, struct spank_job_val);
 } spank_jobs SEC(".maps");
@@ -307,8 +307,32 @@ static __always_inline __u32 spank_job_of_current(__u32 config_bit)
 
 /* ---- metrics ------------------------------------------------------- */
 
-/* Adds n to the u64 at key in map, creating it at 0 first. */
-static __always_inline void spank_add(void *map, const void *key, __u64 n)
+/* The config's drop counter: SPANK_DROPPED is its map's name, defined by
+ * the config before it includes this header (spank_<config>_dropped_total,
+ * spank_job_map.h). Its keys: a few maps x reasons. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct spank_dropped_key);
+	__type(value, __u64);
+} SPANK_DROPPED SEC(".maps");
+
+/* Something the config's map map_id could not hold: counted, not silent. */
+static __always_inline void spank_drop(__u32 map_id, __u32 reason)
+{
+	struct spank_dropped_key k = { .map = map_id, .reason = reason };
+	__u64 one = 1, *v = bpf_map_lookup_elem(&SPANK_DROPPED, &k);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else if (bpf_map_update_elem(&SPANK_DROPPED, &k, &one, BPF_NOEXIST))
+		if ((v = bpf_map_lookup_elem(&SPANK_DROPPED, &k)))
+			__sync_fetch_and_add(v, 1); /* made meanwhile by another CPU */
+}
+
+/* Adds n to the u64 at key in map (the config's map map_id), creating it
+ * at 0 first; a map full counts a drop. */
+static __always_inline void spank_add(void *map, const void *key, __u64 n, __u32 map_id)
 {
 	__u64 *v = bpf_map_lookup_elem(map, key);
 
@@ -317,8 +341,10 @@ static __always_inline void spank_add(void *map, const void *key, __u64 n)
 
 		bpf_map_update_elem(map, key, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(map, key);
-		if (!v)
+		if (!v) {
+			spank_drop(map_id, SPANK_DROP_FULL);
 			return;
+		}
 	}
 	__sync_fetch_and_add(v, n);
 }
@@ -360,15 +386,15 @@ static __always_inline __u64 spank_exp2_bucket(__u64 v)
 /* One observation of value into an exp2 histogram map whose key (a
  * struct variable) ends with "__u64 bucket": the bucket's count, and the
  * sum at bucket max + 1 (ebpf_exporter's optional sum key). */
-#define SPANK_HIST_EXP2(map, key, value, max)                   \
+#define SPANK_HIST_EXP2(map, key, value, max, map_id)           \
 	do {                                                    \
 		__u64 spank_v_ = (value);                       \
 		(key).bucket = spank_exp2_bucket(spank_v_);     \
 		if ((key).bucket > (max))                       \
 			(key).bucket = (max);                   \
-		spank_add(&(map), &(key), 1);                   \
+		spank_add(&(map), &(key), 1, (map_id));         \
 		(key).bucket = (max) + 1;                       \
-		spank_add(&(map), &(key), spank_v_);            \
+		spank_add(&(map), &(key), spank_v_, (map_id));  \
 	} while (0)
 
 #endif

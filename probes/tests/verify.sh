@@ -309,6 +309,36 @@ ok_if "io: none of job 51's 150 front-merged requests (not admitted) count for j
 	eq "$f1" "$f0"
 ok_if "io: and nothing for 51" none_of 51
 
+# --- spank-io: a map full is counted -------------------------------------------
+
+# spank-io built for 1 job (-DSPANK_JOBS_MAX=1: 2 filter keys, 3 keys of
+# bytes): jobs 60 and 61 write and read, 4 keys of bytes where 3 fit. The
+# one that does not fit is counted in spank_io_dropped_total, not lost
+# silently; the other job's figures are there.
+stop_exporter
+mkdir -p "$WORK/configs-tiny" "$CG/$(task 60)" "$CG/$(task 61)"
+"$BPF_CLANG" $BPF_FLAGS -DSPANK_JOBS_MAX=1 -c "$TOP/spank-io.bpf.c" -o "$WORK/configs-tiny/spank-io.bpf.o" &&
+	cp "$TOP/spank-io.yaml" "$WORK/configs-tiny/"
+if start_exporter "$WORK/configs-tiny" spank-io; then
+	admit "$EPID" job_60 60 1
+	admit "$EPID" job_61 61 1
+	no_room() { ! admit "$EPID" job_62 62 1 2>/dev/null; }
+	ok_if "io, 1-job build: a third job does not fit in its filter (2 keys)" no_room
+	for j in 60 61; do
+		dd_in "$(task $j)" 50
+		run_in "$(task $j)" python3 "$TOP/tests/aio-merge.py" "$WORK/front" 10 0,1,2
+	done
+	drops=$(value 'ebpf_exporter_spank_io_dropped_total{map="spank_io_bytes_total",reason="full"}')
+	scrape | grep -E 'dropped|bytes_total' | sed 's/^/#   /'
+	ok_if "io, 1-job build: 4 keys of bytes in a 3-key map: the one left out is counted ($drops)" gt "$drops" 0
+	ok_if "io, 1-job build: job 60's writes are there" \
+		gt "$(value 'ebpf_exporter_spank_io_bytes_total{jobid="60",operation="write"}')" 0
+	stop_exporter
+else
+	tap_point "io, 1-job build: the exporter started" 1
+fi
+start_exporter "$WORK/configs" "spank-io,spank-sched,spank-net,spank-oom" || bail "the exporter did not start again"
+
 # --- spank-sched ------------------------------------------------------------
 
 busy() {

@@ -77,6 +77,25 @@ static void init(struct jobmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* A config's drop counter (spank_<config>_dropped_total, cut at 15
+ * characters by the kernel): its keys do not begin with a job ID, and a
+ * job's end must not take them. */
+static bool jobmap_is_drop_counter(const char *name)
+{
+	static const char *const drops[] = { SPANK_IO_DROPPED, SPANK_SCHED_DROPPED,
+					     SPANK_NET_DROPPED, SPANK_OOM_DROPPED };
+	size_t i, len;
+
+	for (i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+		len = strlen(drops[i]);
+		if (len > SPANK_MAP_NAME_KERNEL_LEN)
+			len = SPANK_MAP_NAME_KERNEL_LEN;
+		if (strlen(name) == len && !strncmp(name, drops[i], len))
+			return true;
+	}
+	return false;
+}
+
 /* One of the process's spank_* maps: a filter's half, or a metric. The
  * kernel cuts names at 15 characters; the filter's are shorter. */
 static void take_map(struct jobmap *m, struct bpfmap *map)
@@ -86,6 +105,7 @@ static void take_map(struct jobmap *m, struct bpfmap *map)
 	else if (!strcmp(map->name, SPANK_JOBS_GEN_MAP) && m->ngen < JOBMAP_CONFIGS_MAX)
 		m->gen[m->ngen++] = *map;
 	else if (strncmp(map->name, SPANK_FILTER_PREFIX, strlen(SPANK_FILTER_PREFIX)) &&
+		 !jobmap_is_drop_counter(map->name) &&
 		 m->nmetrics < JOBMAP_METRICS_MAX && map->key_size >= sizeof(uint32_t))
 		m->metrics[m->nmetrics++] = *map;
 	else

@@ -493,6 +493,69 @@ static void test_prune_job_keyed_series(pid_t net)
 	in_unit("io", 0);
 }
 
+/* The stand-in exporter of spank-io with its drop counter
+ * (spank_io_dropped_total: keys {map, reason}, no job ID first). */
+static pid_t exporter_with_drops(void)
+{
+	int p[2];
+	char c = 'n';
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (config_maps("spank_io_latency", sizeof(struct spank_job_key)) == 0 &&
+		    map_create(BPF_MAP_TYPE_HASH, SPANK_IO_DROPPED, sizeof(struct spank_dropped_key), 8) >= 0)
+			c = 'y';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		stop_exporter(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* The drop counter {map 1, reason full}: put (1), or 1 when it is there. */
+static int drop_counted(pid_t pid, int put)
+{
+	struct spank_dropped_key k = { .map = 1, .reason = SPANK_DROP_FULL };
+	uint64_t v = 7;
+	struct bpfmap m;
+	int rc;
+
+	if (held_map(pid, "spank_io_droppe", 0, &m) < 0)
+		return -1;
+	rc = put ? bpfmap_update(&m, &k, &v) : bpfmap_lookup(&m, &k, &v) == 0;
+	bpfmap_close(&m);
+	return rc;
+}
+
+/* A drop counter is the config's, not a job's: job 1 ending takes its
+ * own series, not the counter whose key begins with map 1. */
+static void test_prune_leaves_drop_counter(pid_t drops)
+{
+	char text[sizeof(sets_text)];
+
+	snprintf(text, sizeof(text), "%s", sets_text);
+	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
+	fresh(text);
+	in_unit("io", drops);
+	acquire(1, "io", "olga", NULL);
+	ok(drop_counted(drops, 1) == 0, "a drop of map 1 counted");
+	series(drops, 1, 1);
+	release(1);
+	ok(series(drops, 1, 0) == 0, "job 1's series went at its end");
+	ok(drop_counted(drops, 0) == 1, "spank_io_dropped_total{map 1} stayed");
+	in_unit("io", 0);
+}
+
 /* User names as Slurm gives them, whatever they hold, make a safe label. */
 static void test_label_safety(pid_t io)
 {
@@ -510,7 +573,7 @@ static void test_label_safety(pid_t io)
 
 int main(void)
 {
-	pid_t io, two, odd, net;
+	pid_t io, two, odd, net, drops;
 	char p[300];
 
 	tu_sets_scratch(&cfg, dir, sets_path);
@@ -529,7 +592,8 @@ int main(void)
 	two = exporter(2, sizeof(struct spank_job_key));
 	odd = exporter(1, 32);
 	net = exporter_job_keyed();
-	if (io < 0 || two < 0 || odd < 0 || net < 0) {
+	drops = exporter_with_drops();
+	if (io < 0 || two < 0 || odd < 0 || net < 0 || drops < 0) {
 		tap_skip("cannot create BPF maps here (needs root and bpf(2))");
 	} else {
 		test_join_admits(io);
@@ -541,11 +605,13 @@ int main(void)
 		test_foreign_layout(odd);
 		test_label_safety(io);
 		test_prune_job_keyed_series(net);
+		test_prune_leaves_drop_counter(drops);
 	}
 	test_prune_ends_dropped_jobs();
 	stop_exporter(io);
 	stop_exporter(two);
 	stop_exporter(odd);
 	stop_exporter(net);
+	stop_exporter(drops);
 	return tap_done();
 }
