@@ -60,10 +60,12 @@ void observe_join(struct statefile *sf, const struct config *cfg, const struct s
 		return;
 	jobset_names_text(set, jobset_mask(set, job), names, sizeof(names));
 	j = jobinfo_put(&l, job, who ? who->user : NULL, who ? who->sluid : NULL, names);
-	if (!j)
+	if (!j) {
 		log_msg(LOG_ERROR, "cannot record the job's user and sets: %zu jobs recorded, or no memory", l.n);
-	else
+	} else {
+		j->uid = jobinfo_uid(who ? who->uid : NULL);
 		jobinfo_store(sf, observe_textfile(sets), &l);
+	}
 	for (b = 0; b < set->nnames; b++)
 		if (mask & (1u << b))
 			observe_admit(cfg, sets, set->names[b], job, who ? who->sluid : NULL);

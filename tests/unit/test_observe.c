@@ -198,7 +198,7 @@ static char *textfile_text(void)
 
 static int acquire(uint32_t job, const char *value, const char *user, const char *sluid)
 {
-	struct job_who who = { user, sluid };
+	struct job_who who = { user, sluid, NULL };
 	int ev = 0;
 
 	log_set_context("prolog job %u", job);
