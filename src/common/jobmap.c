@@ -143,6 +143,10 @@ int jobmap_open(const struct config *cfg, const char *unit, struct jobmap *m)
 		jobmap_close(m);
 		return -1;
 	}
+	/* The build's capacity: two names per job (SPANK_JOBS_KEYS). */
+	for (k = 0; k < m->njobs; k++)
+		if (k == 0 || m->jobs[k].max_entries / 2 < m->capacity)
+			m->capacity = m->jobs[k].max_entries / 2;
 	m->found = m->njobs > 0;
 	return m->found ? 1 : 0;
 }
@@ -235,6 +239,17 @@ int jobmap_admit(struct jobmap *m, uint32_t job, const char *sluid, uint32_t con
 	log_msg(LOG_ERROR, "cannot admit the job to the probes' filter (map %s): %s", SPANK_JOBS_MAP,
 		strerror(errno));
 	return -1;
+}
+
+int jobmap_has(const struct jobmap *m, uint32_t job)
+{
+	struct spank_job_val v;
+	struct spank_job_key k;
+
+	if (!m->found)
+		return 0;
+	key_of_job(&k, job);
+	return bpfmap_lookup(&m->jobs[0], &k, &v) == 0;
 }
 
 int jobmap_dismiss(struct jobmap *m, uint32_t job, const char *sluid)

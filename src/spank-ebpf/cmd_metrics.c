@@ -21,21 +21,24 @@
 
 #define PROM_NAME "spank_ebpf.prom"
 
+/* labels: more labels after the target's ("" for none). */
 static const struct {
 	enum stat_id id;
 	const char *name, *type, *help;
 	double scale;
+	const char *labels;
 } series[] = {
-	{ STAT_STARTS, "spank_ebpf_starts_total", "counter", "systemctl start runs of the exporter's unit (first job, restart, reconcile).", 1 },
-	{ STAT_STOPS, "spank_ebpf_stops_total", "counter", "systemctl stop runs of the exporter's unit.", 1 },
-	{ STAT_START_FAILURES, "spank_ebpf_start_failures_total", "counter", "Starts that failed or timed out.", 1 },
-	{ STAT_STOP_FAILURES, "spank_ebpf_stop_failures_total", "counter", "Stops that failed or timed out.", 1 },
-	{ STAT_RESTARTS, "spank_ebpf_restarts_total", "counter", "Starts of a unit found dead while jobs held it.", 1 },
-	{ STAT_RECONCILE_RUNS, "spank_ebpf_reconcile_runs_total", "counter", "spank-ebpf reconcile runs.", 1 },
-	{ STAT_RECONCILE_FAILURES, "spank_ebpf_reconcile_failures_total", "counter", "Reconcile runs that could not tell (Slurm or systemd did not answer) and changed nothing.", 1 },
-	{ STAT_RECONCILE_REMOVED, "spank_ebpf_reconcile_removed_jobs_total", "counter", "Held job IDs removed because Slurm said they no longer run here.", 1 },
-	{ STAT_LAST_START_MS, "spank_ebpf_last_start_duration_seconds", "gauge", "How long the last successful start took.", 1000 },
-	{ STAT_LAST_STOP_MS, "spank_ebpf_last_stop_duration_seconds", "gauge", "How long the last successful stop took.", 1000 },
+	{ STAT_STARTS, "spank_ebpf_starts_total", "counter", "systemctl start runs of the exporter's unit (first job, restart, reconcile).", 1, "" },
+	{ STAT_STOPS, "spank_ebpf_stops_total", "counter", "systemctl stop runs of the exporter's unit.", 1, "" },
+	{ STAT_START_FAILURES, "spank_ebpf_start_failures_total", "counter", "Starts that failed or timed out.", 1, "" },
+	{ STAT_STOP_FAILURES, "spank_ebpf_stop_failures_total", "counter", "Stops that failed or timed out.", 1, "" },
+	{ STAT_RESTARTS, "spank_ebpf_restarts_total", "counter", "Starts of a unit found dead while jobs held it.", 1, "" },
+	{ STAT_RECONCILE_RUNS, "spank_ebpf_reconcile_runs_total", "counter", "spank-ebpf reconcile runs.", 1, "" },
+	{ STAT_RECONCILE_FAILURES, "spank_ebpf_reconcile_failures_total", "counter", "Reconcile runs that could not tell (Slurm or systemd did not answer) and changed nothing.", 1, "" },
+	{ STAT_RECONCILE_REMOVED, "spank_ebpf_reconcile_removed_jobs_total", "counter", "Held job IDs removed because Slurm said they no longer run here.", 1, "" },
+	{ STAT_LAST_START_MS, "spank_ebpf_last_start_duration_seconds", "gauge", "How long the last successful start took.", 1000, "" },
+	{ STAT_LAST_STOP_MS, "spank_ebpf_last_stop_duration_seconds", "gauge", "How long the last successful stop took.", 1000, "" },
+	{ STAT_NOT_OBSERVED_USER_SHARE, "spank_ebpf_jobs_not_observed_total", "counter", "Jobs that held the set but were kept out of its probe filter, by reason (user_share: their user's jobs already took half of the probes' capacity).", 1, ",reason=\"user_share\"" },
 };
 
 /* A label value in Prometheus' text format: backslash, double quote and
@@ -137,7 +140,8 @@ static int render(const struct cmd *cmd, FILE *out)
 			series[i].name, series[i].type);
 		for (k = 0; k < n; k++) {
 			if (series[i].scale == 1)
-				fprintf(out, "%s{%s} %llu\n", series[i].name, rows[k].label,
+				fprintf(out, "%s{%s%s} %llu\n", series[i].name, rows[k].label,
+					series[i].labels,
 					(unsigned long long)rows[k].st.v[series[i].id]);
 			else
 				fprintf(out, "%s{%s} %.3f\n", series[i].name, rows[k].label,

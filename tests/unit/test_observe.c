@@ -556,6 +556,95 @@ static void test_prune_leaves_drop_counter(pid_t drops)
 	in_unit("io", 0);
 }
 
+/* The stand-in exporter of spank-io built for 4 jobs (make probes-tiny):
+ * its spank_jobs holds 8 names. */
+static pid_t exporter_tiny(void)
+{
+	union bpf_attr a;
+	int p[2];
+	char c = 'n';
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		memset(&a, 0, sizeof(a));
+		a.map_type = BPF_MAP_TYPE_HASH;
+		a.key_size = sizeof(struct spank_job_key);
+		a.value_size = sizeof(struct spank_job_val);
+		a.max_entries = 2 * 4;
+		snprintf(a.map_name, sizeof(a.map_name), "%s", SPANK_JOBS_MAP);
+		if (syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a)) >= 0 &&
+		    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) >= 0)
+			c = 'y';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		stop_exporter(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static int acquire_uid(uint32_t job, const char *user, const char *uid)
+{
+	struct job_who who = { user, NULL, uid };
+	int ev = 0;
+
+	log_set_context("prolog job %u", job);
+	return hold_acquire_as(&cfg, job, &who, "io", false, &ev) < 0 ? -1 : ev;
+}
+
+/* io's not_observed_user_share counter, as <state>.stats.io has it. */
+static long user_share_refusals(void)
+{
+	char path[300], *t, *at;
+	long n = 0;
+
+	snprintf(path, sizeof(path), "%s.stats.io", cfg.state);
+	t = tu_slurp(path);
+	if (t && (at = strstr(t, "not_observed_user_share ")))
+		n = atol(at + strlen("not_observed_user_share "));
+	free(t);
+	return n;
+}
+
+/* One user's jobs take at most half of the probes' capacity (4 jobs: 2):
+ * a third is held but kept out of the filter, and counted; another
+ * user's job is admitted; once one of the first ends, the user's next
+ * job is admitted again. Users are told apart by uid, not name. */
+static void test_user_share(pid_t tiny)
+{
+	struct spank_job_val v;
+
+	fresh(sets_text);
+	in_unit("io", tiny);
+	acquire_uid(31, "uma", "1001");
+	acquire_uid(32, "uma", "1001");
+	ok(filter_has(tiny, 0, "job_31", &v) == 1 && filter_has(tiny, 0, "job_32", &v) == 1,
+	   "user 1001's first two jobs are admitted");
+	ok(acquire_uid(33, "uma", "1001") >= 0, "its third is held all the same");
+	ok(filter_has(tiny, 0, "job_33", &v) == 0, "but kept out of the filter: half of 4 taken");
+	ok(user_share_refusals() == 1, "counted: not_observed_user_share %ld", user_share_refusals());
+	ok(tu_logged("not observed"), "and said in the log");
+	acquire_uid(34, "uma", "1002");
+	ok(filter_has(tiny, 0, "job_34", &v) == 1, "another uid's job (the same name) is admitted");
+	release(31);
+	acquire_uid(35, "uma", "1001");
+	ok(filter_has(tiny, 0, "job_35", &v) == 1, "after one of user 1001's jobs ended, its next is admitted");
+	release(32);
+	release(33);
+	release(34);
+	release(35);
+	in_unit("io", 0);
+}
+
 /* User names as Slurm gives them, whatever they hold, make a safe label. */
 static void test_label_safety(pid_t io)
 {
@@ -573,7 +662,7 @@ static void test_label_safety(pid_t io)
 
 int main(void)
 {
-	pid_t io, two, odd, net, drops;
+	pid_t io, two, odd, net, drops, tiny;
 	char p[300];
 
 	tu_sets_scratch(&cfg, dir, sets_path);
@@ -593,7 +682,8 @@ int main(void)
 	odd = exporter(1, 32);
 	net = exporter_job_keyed();
 	drops = exporter_with_drops();
-	if (io < 0 || two < 0 || odd < 0 || net < 0 || drops < 0) {
+	tiny = exporter_tiny();
+	if (io < 0 || two < 0 || odd < 0 || net < 0 || drops < 0 || tiny < 0) {
 		tap_skip("cannot create BPF maps here (needs root and bpf(2))");
 	} else {
 		test_join_admits(io);
@@ -606,6 +696,7 @@ int main(void)
 		test_label_safety(io);
 		test_prune_job_keyed_series(net);
 		test_prune_leaves_drop_counter(drops);
+		test_user_share(tiny);
 	}
 	test_prune_ends_dropped_jobs();
 	stop_exporter(io);
@@ -613,5 +704,6 @@ int main(void)
 	stop_exporter(odd);
 	stop_exporter(net);
 	stop_exporter(drops);
+	stop_exporter(tiny);
 	return tap_done();
 }
