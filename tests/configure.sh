@@ -2,7 +2,8 @@
 # configure against Slurm trees it is given: a clear error naming the
 # missing header, the version read from SLURM_VERSION_NUMBER (full and
 # major.minor), the plugin directory (given or detected) in the summary,
-# and a refusal of releases older than 22.05.
+# a refusal of releases older than 22.05, and the bash completion's
+# directory.
 . "${srcdir:-.}/tests/lib/tap.sh"
 need_cmd cp grep tar
 
@@ -59,6 +60,25 @@ ok_if "... systemctl as given, compiled in" grep -q 'SYSTEMCTL_PATH=\\"/opt/bin/
 
 run_configure "$work/rel.log" --with-slurm="$work/s2605" --with-systemctl=systemctl
 ok_if "relative --with-systemctl refused" grep -q "needs an absolute path" "$work/rel.log"
+
+# The bash completion's directory: bash-completion's (a stand-in
+# pkg-config answering for it alone) when under the prefix, else under
+# $datadir (a scratch prefix, make distcheck); given; none; not relative.
+printf '#!/bin/sh\ncase "$*" in\n*atleast-pkgconfig-version*) exit 0 ;;\n*completionsdir*bash-completion*) echo /usr/share/bash-completion/completions ;;\n*) exit 1 ;;\nesac\n' >"$work/pkg-config"
+chmod 0755 "$work/pkg-config"
+run_configure "$work/bc-usr.log" --with-slurm="$work/s2605" --prefix=/usr PKG_CONFIG="$work/pkg-config"
+ok_if "bash completion: pkg-config's directory, under the prefix /usr" \
+	grep -q "^bashcompletiondir = /usr/share/bash-completion/completions$" "$work/src/Makefile"
+run_configure "$work/bc-opt.log" --with-slurm="$work/s2605" --prefix=/opt/x PKG_CONFIG="$work/pkg-config"
+ok_if "... outside the prefix /opt/x: under \$datadir" \
+	grep -q '^bashcompletiondir = ${datadir}/bash-completion/completions$' "$work/src/Makefile"
+ok_if "... shown in the summary" grep -q "bash completion dir .. \${datadir}/bash-completion/completions" "$work/bc-opt.log"
+run_configure "$work/bc-dir.log" --with-slurm="$work/s2605" --with-bash-completion-dir=/etc/bc
+ok_if "... as given" grep -q "^bashcompletiondir = /etc/bc$" "$work/src/Makefile"
+run_configure "$work/bc-no.log" --with-slurm="$work/s2605" --without-bash-completion-dir
+ok_if "... none: not installed" grep -q "bash completion dir .. none" "$work/bc-no.log"
+run_configure "$work/bc-rel.log" --with-slurm="$work/s2605" --with-bash-completion-dir=bc
+ok_if "... a relative one refused" grep -q 'needs an absolute path, not "bc"' "$work/bc-rel.log"
 
 fake_slurm "$work/s2108" 0x150800
 run_configure "$work/2108.log" --with-slurm="$work/s2108"

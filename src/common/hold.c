@@ -77,7 +77,11 @@ static uint32_t request_mask(const struct config *cfg, const struct sets *sets,
 		want = sets->always_mask;
 	} else if (sets_request(sets, value, &want, bad, sizeof(bad)) < 0) {
 		sets_allowed(sets, allowed, sizeof(allowed));
-		log_msg(LOG_ERROR, "unknown probe set \"%s\"; allowed: %s: not held", bad, allowed);
+		if (bad[0])
+			log_msg(LOG_ERROR, "unknown probe set \"%s\"; allowed: %s: not held", bad, allowed);
+		else
+			log_msg(LOG_ERROR, "an empty probe set name (a stray comma); allowed: %s: not held",
+				allowed);
 	}
 	for (i = 0; i < sets->n; i++) {
 		if (!(want & (1u << i)))
@@ -101,6 +105,8 @@ static int join_target(struct statefile *sf, const struct config *cfg, const str
 	struct target t;
 
 	target_of(cfg, sets, set->names[bit], &t);
+	/* Running (or lingering, or dead under its holders): the one started. */
+	target_recorded(sf, &t);
 	if (before == 0) {
 		if (linger_close(sf, &t) && !unit_is_dead(cfg, t.unit)) {
 			log_msg(LOG_INFO, "joined within the linger window: %s keeps running", t.unit);
@@ -124,6 +130,14 @@ static int leave_target(struct statefile *sf, const struct config *cfg, const st
 	struct target t;
 
 	target_of(cfg, sets, set->names[bit], &t);
+	/* The unit started, whatever the sets file says now; one never
+	 * noted (started by hand, or by a release before the notes) is not
+	 * this epilog's to stop: reconcile stops it if nobody holds it. */
+	if (strcmp(t.name, JOBSET_LEGACY) && !target_recorded(sf, &t)) {
+		log_msg(LOG_INFO, "set %s: no unit noted as started for it; left for spank-ebpf reconcile",
+			t.name);
+		return 0;
+	}
 	if (t.linger > 0 && linger_open(sf, cfg, &t) == 0) {
 		unit_display(t.unit, display, sizeof(display));
 		log_msg(LOG_INFO, "keeping %s for %u s", display, t.linger);

@@ -2,6 +2,7 @@
 /* The jobs' records and the textfile. See jobinfo.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,10 +158,51 @@ int jobinfo_load(struct statefile *sf, struct jobinfo_list *l)
 	return 0;
 }
 
+/* The gid of group from /etc/group itself, not through NSS: a prolog
+ * must not wait on a directory service, and node_exporter's group is a
+ * local system group. Returns 0, or -1 when it is not there. */
+static int jobinfo_group_gid(const char *group, gid_t *gid)
+{
+	struct group *gr;
+	FILE *f = fopen("/etc/group", "re");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while ((gr = fgetgrent(f)))
+		if (!strcmp(gr->gr_name, group)) {
+			*gid = gr->gr_gid;
+			rc = 0;
+			break;
+		}
+	fclose(f);
+	return rc;
+}
+
+/* Who may read the textfile: root and node_exporter's group (0640), or
+ * root alone (0600) when the group does not exist; never everyone, as
+ * it names every opted-in job's user. */
+static int textfile_private(int fd, const char *group, const char *dst)
+{
+	gid_t gid;
+
+	if (!group || !group[0] || jobinfo_group_gid(group, &gid) < 0) {
+		log_msg(LOG_ERROR, "no group \"%s\" in /etc/group: the job_info textfile is readable by root only (textfile_group= in the sets file names node_exporter's group)",
+			group ? group : "");
+		return fchmod(fd, 0600);
+	}
+	if (fchown(fd, (uid_t)-1, gid) < 0) {
+		log_msg(LOG_ERROR, "cannot give \"%s\" to group %s: %s; readable by root only", dst,
+			group, strerror(errno));
+		return fchmod(fd, 0600);
+	}
+	return fchmod(fd, 0640);
+}
+
 /* node_exporter's textfile: DIR/.NAME.XXXXXX, then rename, so it never
  * reads a half-written one. Only where the directory exists (no
  * node_exporter, no file). */
-static void write_textfile(const char *dir, const struct jobinfo_list *l)
+static void write_textfile(const char *dir, const char *group, const struct jobinfo_list *l)
 {
 	char tmp[CONFIG_PATH_MAX + 64], dst[CONFIG_PATH_MAX + 64];
 	struct stat st;
@@ -192,14 +234,15 @@ static void write_textfile(const char *dir, const struct jobinfo_list *l)
 	for (i = 0; i < l->n; i++)
 		fprintf(f, "spank_ebpf_job_info{jobid=\"%u\",user=\"%s\",sluid=\"%s\",sets=\"%s\"} 1\n",
 			l->jobs[i].job, l->jobs[i].user, l->jobs[i].sluid, l->jobs[i].sets);
-	if (fchmod(fd, 0644) < 0 || fflush(f) != 0 || ferror(f) || fclose(f) != 0 ||
+	if (textfile_private(fd, group, dst) < 0 || fflush(f) != 0 || ferror(f) || fclose(f) != 0 ||
 	    rename(tmp, dst) < 0) {
 		log_msg(LOG_ERROR, "cannot write \"%s\": %s", dst, strerror(errno));
 		unlink(tmp);
 	}
 }
 
-int jobinfo_store(struct statefile *sf, const char *textfile_dir, const struct jobinfo_list *l)
+int jobinfo_store(struct statefile *sf, const char *textfile_dir, const char *textfile_group,
+		  const struct jobinfo_list *l)
 {
 	static char buf[JOBINFO_MAX * 128];
 	size_t i, n = 0;
@@ -216,7 +259,7 @@ int jobinfo_store(struct statefile *sf, const char *textfile_dir, const struct j
 				      j->sets, j->end, uid);
 	}
 	if (textfile_dir)
-		write_textfile(textfile_dir, l);
+		write_textfile(textfile_dir, textfile_group, l);
 	if (n == 0) {
 		statefile_remove_aux(sf, JOBINFO_FILE);
 		return 0;

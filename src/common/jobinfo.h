@@ -15,7 +15,7 @@
  * that Prometheus scrapes its last interval with its labels; then its
  * series are taken out of the exporters (jobmap.h) and it is dropped.
  * From this list the plugin writes spank_ebpf_jobs.prom for
- * node_exporter's textfile collector: one spank_ebpf_job_info{jobid,
+ * node_exporter's textfile collector (readable by its group only): one spank_ebpf_job_info{jobid,
  * user,sluid,sets} 1 per listed job, the join key of the probes' series. */
 #ifndef SPANK_EBPF_JOBINFO_H
 #define SPANK_EBPF_JOBINFO_H
@@ -50,8 +50,11 @@ struct jobinfo_list {
  * Returns 0, -1 (logged) when it cannot be used or memory runs out. */
 int jobinfo_load(struct statefile *sf, struct jobinfo_list *l);
 /* Replaces it atomically (lock held), and the textfile in textfile_dir
- * (when not NULL and the directory exists). Returns 0 or -1 (logged). */
-int jobinfo_store(struct statefile *sf, const char *textfile_dir, const struct jobinfo_list *l);
+ * (when not NULL and the directory exists): mode 0640, group
+ * textfile_group (node_exporter's), or 0600 when that group is not in
+ * /etc/group (logged). Returns 0 or -1 (logged). */
+int jobinfo_store(struct statefile *sf, const char *textfile_dir, const char *textfile_group,
+		  const struct jobinfo_list *l);
 void jobinfo_free(struct jobinfo_list *l);
 
 /* The job's record, or NULL. */

@@ -275,8 +275,9 @@ int linger_rearm(struct statefile *sf, const struct config *cfg, const struct ta
 	return window_write(sf, t, &w);
 }
 
-int linger_end(const struct config *cfg, const struct sets *sets, const struct target *t)
+int linger_end(const struct config *cfg, const struct sets *sets, const struct target *given)
 {
+	struct target started = *given, *t = &started;
 	struct statefile sf;
 	struct jobset set;
 	struct window w;
@@ -309,8 +310,14 @@ int linger_end(const struct config *cfg, const struct sets *sets, const struct t
 		if (!timer_pending(cfg, &w) && arm_timer(cfg, t, &w) < 0)
 			log_msg(LOG_ERROR, "the window ends at the next reconcile instead");
 		window_write(&sf, t, &w);
+	} else if (strcmp(t->name, JOBSET_LEGACY) && !target_recorded(&sf, t)) {
+		/* Not noted as started (see transition.h): reconcile's. */
+		linger_forget(&sf, t);
+		log_msg(LOG_INFO, "linger window over: set %s has no unit noted as started; left for spank-ebpf reconcile",
+			t->name);
 	} else {
 		linger_forget(&sf, t);
+		unit_display(t->unit, display, sizeof(display));
 		log_msg(LOG_INFO, "stopping %s after %u s without jobs", display, t->linger);
 		transition_run(&sf, cfg, t, TRANSITION_STOP);
 	}

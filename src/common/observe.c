@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A held job as its probe sets see it. See observe.h. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "jobinfo.h"
@@ -10,11 +11,37 @@
 #include "stats.h"
 #include "transition.h"
 
-/* Where node_exporter reads job_info: the sets file says; unreadable, the
- * file is left as it is (NULL) rather than emptied on a guess. */
-static const char *observe_textfile(const struct sets *sets)
+#define TEXTFILE_NOTE ".textfile"
+
+/* The records and node_exporter's textfile, written where the sets file
+ * says. The place is noted in <state>.textfile ("DIR GROUP"), so that
+ * with the sets file unreadable or sets= gone an ended job's line still
+ * leaves the file it was written to; never noted, the file is left as it
+ * is rather than guessed at. */
+static void observe_store(struct statefile *sf, const struct sets *sets,
+			  const struct jobinfo_list *l)
 {
-	return sets ? sets->textfile : NULL;
+	char note[SETS_PATH_MAX + SETS_GROUP_MAX + 4], want[sizeof(note)], *sp;
+	size_t len = 0;
+	int n;
+
+	if (statefile_read_aux(sf, TEXTFILE_NOTE, note, sizeof(note), &len) != 0)
+		note[0] = '\0';
+	if (sets) {
+		n = snprintf(want, sizeof(want), "%s %s\n", sets->textfile, sets->textfile_group);
+		if (strcmp(note, want))
+			statefile_write_aux(sf, TEXTFILE_NOTE, "textfile note", want, (size_t)n);
+		jobinfo_store(sf, sets->textfile, sets->textfile_group, l);
+		return;
+	}
+	sp = strchr(note, ' ');
+	if (!sp || note[0] != '/') {
+		jobinfo_store(sf, NULL, NULL, l);
+		return;
+	}
+	*sp = '\0';
+	sp[1 + strcspn(sp + 1, "\n")] = '\0';
+	jobinfo_store(sf, note, sp + 1, l);
 }
 
 /* The project's configs among the set's (bits of spank_job_val). */
@@ -25,14 +52,22 @@ static uint32_t observe_set_configs(const struct sets *sets, const char *name)
 	return i < 0 ? 0 : jobmap_config_bits(sets->set[i].configs);
 }
 
-/* The filter of the set's instance, when it runs one. */
-static int observe_open_filter(const struct config *cfg, const struct sets *sets,
-			       const char *name, struct jobmap *m)
+/* The filter of the set's instance, when it runs one: the unit started
+ * for the set (transition.h), else the sets file's. */
+static int observe_open_filter(struct statefile *sf, const struct config *cfg,
+			       const struct sets *sets, const char *name, struct jobmap *m)
 {
 	struct target t;
 
 	target_of(cfg, sets, name, &t);
+	target_recorded(sf, &t);
 	return jobmap_open(cfg, t.unit, m);
+}
+
+/* Records to look after: with sets=, or (sets= gone) when some are left. */
+static bool observe_has_records(struct statefile *sf, const struct config *cfg)
+{
+	return cfg->sets[0] || statefile_has_aux(sf, ".jobs");
 }
 
 /* The set is among the record's ("io,sched"). */
@@ -100,13 +135,33 @@ static void observe_admit(struct statefile *sf, const struct config *cfg, const 
 
 	if (configs == 0)
 		return; /* none of the project's configs: nothing filters by job */
-	if (observe_open_filter(cfg, sets, name, &m) == 1) {
+	if (observe_open_filter(sf, cfg, sets, name, &m) == 1) {
 		if (observe_user_share_full(&m, l, job, uid, name))
 			observe_refuse_share(sf, cfg, sets, name, uid, m.capacity);
 		else if (jobmap_admit(&m, job, sluid, configs) == 0)
 			log_msg(LOG_VERBOSE, "admitted to the probes of set %s", name);
 	}
 	jobmap_close(&m);
+}
+
+/* No record, no admission: only a record says the job's SLUID key and
+ * series must leave the filter and the maps when it ends. Counted per set
+ * (not_observed_records_full), so the figures' gap shows in metrics. */
+static void observe_not_observed(struct statefile *sf, const struct config *cfg,
+				 const struct sets *sets, const struct jobset *set, uint32_t mask)
+{
+	struct stats add = { { 0 } };
+	struct target t;
+	int b;
+
+	log_msg(LOG_ERROR, "not observed: the node already keeps %d job records (ended jobs wait out their linger); held, but in no probe filter",
+		JOBINFO_MAX);
+	add.v[STAT_NOT_OBSERVED_RECORDS_FULL] = 1;
+	for (b = 0; b < set->nnames; b++)
+		if (mask & (1u << b)) {
+			target_of(cfg, sets, set->names[b], &t);
+			stats_update_of(sf, t.aux, &add, STAT_COUNT, 0);
+		}
 }
 
 void observe_join(struct statefile *sf, const struct config *cfg, const struct sets *sets,
@@ -121,16 +176,18 @@ void observe_join(struct statefile *sf, const struct config *cfg, const struct s
 		return;
 	jobset_names_text(set, jobset_mask(set, job), names, sizeof(names));
 	j = jobinfo_put(&l, job, who ? who->user : NULL, who ? who->sluid : NULL, names);
-	if (!j) {
-		log_msg(LOG_ERROR, "cannot record the job's user and sets: %zu jobs recorded, or no memory", l.n);
-	} else {
+	if (j) {
 		j->uid = jobinfo_uid(who ? who->uid : NULL);
-		jobinfo_store(sf, observe_textfile(sets), &l);
+		observe_store(sf, sets, &l);
+		for (b = 0; b < set->nnames; b++)
+			if (mask & (1u << b))
+				observe_admit(sf, cfg, sets, &l, set->names[b], job,
+					      who ? who->sluid : NULL, j->uid);
+	} else if (l.n >= JOBINFO_MAX) {
+		observe_not_observed(sf, cfg, sets, set, mask);
+	} else {
+		log_msg(LOG_ERROR, "not observed: out of memory for the job's record");
 	}
-	for (b = 0; b < set->nnames; b++)
-		if (mask & (1u << b))
-			observe_admit(sf, cfg, sets, &l, set->names[b], job, who ? who->sluid : NULL,
-				      j ? j->uid : JOBINFO_UID_NONE);
 	jobinfo_free(&l);
 }
 
@@ -142,19 +199,19 @@ void observe_leave(struct statefile *sf, const struct config *cfg, const struct 
 	struct jobmap m;
 	int b;
 
-	if (!cfg->sets[0] || jobinfo_load(sf, &l) < 0)
+	if (!observe_has_records(sf, cfg) || jobinfo_load(sf, &l) < 0)
 		return;
 	j = jobinfo_find(&l, job);
 	for (b = 0; b < set->nnames; b++) {
 		if (!(mask & (1u << b)))
 			continue;
-		if (observe_open_filter(cfg, sets, set->names[b], &m) == 1)
+		if (observe_open_filter(sf, cfg, sets, set->names[b], &m) == 1)
 			jobmap_dismiss(&m, job, j ? j->sluid : NULL);
 		jobmap_close(&m);
 	}
 	if (j) {
 		j->end = jobinfo_now();
-		jobinfo_store(sf, observe_textfile(sets), &l);
+		observe_store(sf, sets, &l);
 	}
 	jobinfo_free(&l);
 	observe_prune(sf, cfg, sets, set);
@@ -185,9 +242,10 @@ static unsigned int observe_grace(const struct config *cfg, const struct sets *s
 	return grace;
 }
 
-/* The series of an ended job leave every instance of its sets. */
-static void observe_forget(const struct config *cfg, const struct sets *sets,
-			   const struct jobinfo *j)
+/* An ended job leaves the filter of every instance of its sets, and
+ * (series) its series leave them too. */
+static void observe_forget(struct statefile *sf, const struct config *cfg, const struct sets *sets,
+			   const struct jobinfo *j, bool series)
 {
 	char name[JOBSET_NAME_MAX + 1];
 	const char *c = j->sets;
@@ -200,11 +258,13 @@ static void observe_forget(const struct config *cfg, const struct sets *sets,
 		if (len <= JOBSET_NAME_MAX) {
 			memcpy(name, c, len);
 			name[len] = '\0';
-			if (observe_open_filter(cfg, sets, name, &m) == 1) {
+			if (observe_open_filter(sf, cfg, sets, name, &m) == 1) {
 				/* Once more, in case a lock-free admit_all raced its leave. */
 				jobmap_dismiss(&m, j->job, j->sluid);
-				n = jobmap_forget_series(&m, j->job);
-				log_msg(LOG_VERBOSE, "job %u: %d series taken out of set %s", j->job, n, name);
+				n = series ? jobmap_forget_series(&m, j->job) : 0;
+				if (series)
+					log_msg(LOG_VERBOSE, "job %u: %d series taken out of set %s",
+						j->job, n, name);
 			}
 			jobmap_close(&m);
 		}
@@ -221,7 +281,7 @@ int observe_prune(struct statefile *sf, const struct config *cfg, const struct s
 	size_t i = 0;
 	int gone = 0;
 
-	if (!cfg->sets[0] || jobinfo_load(sf, &l) < 0)
+	if (!observe_has_records(sf, cfg) || jobinfo_load(sf, &l) < 0)
 		return 0;
 	while (i < l.n) {
 		struct jobinfo *j = &l.jobs[i];
@@ -231,17 +291,18 @@ int observe_prune(struct statefile *sf, const struct config *cfg, const struct s
 		if (j->end == 0 && jobset_mask(set, j->job) == 0) {
 			j->end = now;
 			changed = true;
+			observe_forget(sf, cfg, sets, j, false);
 		}
 		if (j->end == 0 || now - j->end < (long long)observe_grace(cfg, sets, j->sets)) {
 			i++;
 			continue;
 		}
-		observe_forget(cfg, sets, j);
+		observe_forget(sf, cfg, sets, j, true);
 		jobinfo_drop(&l, i);
 		gone++;
 	}
 	if (gone || changed)
-		jobinfo_store(sf, observe_textfile(sets), &l);
+		observe_store(sf, sets, &l);
 	jobinfo_free(&l);
 	return gone;
 }
@@ -267,7 +328,7 @@ int observe_admit_all(const struct config *cfg, const struct sets *sets, const c
 		rc = -1;
 		goto out;
 	}
-	rc = observe_open_filter(cfg, sets, set_name, &m);
+	rc = observe_open_filter(&sf, cfg, sets, set_name, &m);
 	if (rc != 1) {
 		if (rc == 0)
 			log_msg(LOG_ERROR, "set %s: no running process of its unit has the probes' filter (map %s)",

@@ -128,6 +128,8 @@ static int reconcile_target(struct statefile *sf, const struct config *cfg, cons
 		log_msg(LOG_INFO, "%s is running but no job holds it: %s", t->unit,
 			dry_run ? "would stop it" : "stopping it");
 		rt->events = dry_run ? EV_STOPPED : transition_run(sf, cfg, t, TRANSITION_STOP);
+	} else if (held == 0 && rt->unit == UNIT_INACTIVE && !dry_run) {
+		target_forget(sf, t); /* stopped already: nothing left to note */
 	} else if (held > 0 && rt->unit == UNIT_INACTIVE) {
 		log_msg(LOG_INFO, "%s is not running although %zu jobs hold it: %s", t->unit,
 			held, dry_run ? "would start it" : "starting it");
@@ -182,13 +184,19 @@ int reconcile_run(const struct config *cfg, struct slurm_ask *ask, bool dry_run,
 	else if (cfg->sets[0])
 		log_msg(LOG_ERROR, "%s", err);
 	rc = 0;
-	n = target_names(cfg, sets, &set);
+	/* Jobs dropped leave their filters while their units still run. */
+	if (!dry_run)
+		observe_prune(&sf, cfg, sets, &set);
+	target_names(cfg, sets, &set);
+	/* And every set whose unit was started, declared or not (transition.h). */
+	n = target_recorded_names(&sf, &set);
 	for (b = 0; b < n && rep->ntargets < JOBSET_SETS_MAX; b++) {
 		struct reconcile_target *rt = &rep->targets[rep->ntargets++];
 		struct target t;
 		char why[400];
 
 		target_of(cfg, sets, set.names[b], &t);
+		target_recorded(&sf, &t);
 		if (reconcile_target(&sf, cfg, &t, jobset_holders(&set, b), dry_run, rt, why, sizeof(why))) {
 			snprintf(rep->why, sizeof(rep->why), "%s", why);
 			rc = 1;
@@ -200,8 +208,6 @@ int reconcile_run(const struct config *cfg, struct slurm_ask *ask, bool dry_run,
 		rep->unit = rep->targets[0].unit;
 		rep->linger_left = rep->targets[0].linger_left;
 	}
-	if (!dry_run)
-		observe_prune(&sf, cfg, sets, &set);
 	count_run(&sf, dry_run, rc != 0, rep->removed);
 out:
 	statefile_close(&sf);

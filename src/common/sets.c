@@ -20,9 +20,14 @@
 #ifndef EXPORTER_CONFIG_DIR
 #define EXPORTER_CONFIG_DIR "/usr/lib/slurm-spank-ebpf/ebpf_exporter"
 #endif
+#define TEXTFILE_GROUP "prometheus" /* Debian's prometheus-node-exporter runs as it */
 #define DEFAULT_TEMPLATE "spank-ebpf-exporter@.service"
 
 static const char set_name_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
+static const char group_first_chars[] =
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_";
+static const char group_chars[] =
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
 static const char config_name_chars[] =
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
 
@@ -191,13 +196,13 @@ static int once(struct parser *p, unsigned int *seen, int bit, const char *key)
 static int global_key(struct parser *p, struct sets *s, const char *k, const char *v)
 {
 	static const char *const keys[] = { "unit", "exporter", "config_dir", "default", "always",
-					    "textfile" };
+					    "textfile", "textfile_group" };
 	size_t i, len = strlen(v);
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && strcmp(k, keys[i]); i++)
 		;
 	if (i == sizeof(keys) / sizeof(keys[0]))
-		return refuse(p, "unknown key \"%.40s\" (before the first [set]: unit, exporter, config_dir, default, always, textfile)",
+		return refuse(p, "unknown key \"%.40s\" (before the first [set]: unit, exporter, config_dir, default, always, textfile, textfile_group)",
 			      k);
 	if (once(p, &p->seen_global, (int)i, k) < 0)
 		return -1;
@@ -228,6 +233,14 @@ static int global_key(struct parser *p, struct sets *s, const char *k, const cha
 		if (strcmp(v, "none") && check_path(p, "textfile", v) < 0)
 			return -1;
 		snprintf(s->textfile, sizeof(s->textfile), "%s", strcmp(v, "none") ? v : "");
+		return 0;
+	case 6:
+		/* Looked up in /etc/group when the textfile is written. */
+		if (len == 0 || len > SETS_GROUP_MAX || !strchr(group_first_chars, v[0]) ||
+		    strspn(v, group_chars) != len)
+			return refuse(p, "textfile_group must be a group name ([A-Za-z_][A-Za-z0-9_.-]*, at most %d characters): \"%.40s\"",
+				      SETS_GROUP_MAX, v);
+		snprintf(s->textfile_group, sizeof(s->textfile_group), "%s", v);
 		return 0;
 	default:
 		snprintf(p->always_list, sizeof(p->always_list), "%s", v);
@@ -338,6 +351,7 @@ int sets_parse(const char *text, size_t len, const char *name, struct sets *s,
 	snprintf(s->exporter, sizeof(s->exporter), "%s", EXPORTER_PATH);
 	snprintf(s->config_dir, sizeof(s->config_dir), "%s", EXPORTER_CONFIG_DIR);
 	snprintf(s->textfile, sizeof(s->textfile), "%s", TEXTFILE_PATH);
+	snprintf(s->textfile_group, sizeof(s->textfile_group), "%s", TEXTFILE_GROUP);
 	if (len > SETS_FILE_MAX)
 		return refuse(&p, "larger than %d bytes", SETS_FILE_MAX);
 	if (memchr(text, '\0', len))
@@ -489,9 +503,13 @@ int sets_request(const struct sets *s, const char *value, uint32_t *mask,
 			}
 		}
 		if (!c[len])
-			return rc;
+			break;
 		c += len + 1;
 	}
+	/* sbatch refuses the whole request: the node holds none of it. */
+	if (rc < 0)
+		*mask = 0;
+	return rc;
 }
 
 void sets_allowed(const struct sets *s, char *buf, size_t len)

@@ -11,6 +11,7 @@
  *     default = io                          # what plain --ebpf means
  *     always = io                           # what mode=always means
  *     textfile = /var/lib/prometheus/node-exporter  # job_info, or none
+ *     textfile_group = prometheus           # may read it (node_exporter's)
  *
  *     [io]
  *     description = Block I/O latency and bytes of the job
@@ -35,6 +36,7 @@
 #define SET_DESC_MAX 100
 #define SETS_PATH_MAX 256
 #define SETS_FILE_MAX 65536    /* bytes */
+#define SETS_GROUP_MAX 32      /* a group name, as useradd takes it */
 
 struct probe_set {
 	char name[SET_NAME_MAX + 1];
@@ -55,6 +57,7 @@ struct sets {
 	char exporter[SETS_PATH_MAX];
 	char config_dir[SETS_PATH_MAX];
 	char textfile[SETS_PATH_MAX];  /* node_exporter's textfile directory, "" for none */
+	char textfile_group[SETS_GROUP_MAX + 1]; /* the group that may read it (node_exporter's) */
 };
 
 /* Parses the text of a sets file (named name in messages). Returns 0, or
@@ -76,7 +79,8 @@ int sets_find(const struct sets *s, const char *name, size_t len);
 /* A job's request, the option's value: NULL, "" or "(null)" (plain
  * --ebpf) means the default sets; else SET[,SET...]. Returns 0 with the
  * sets in *mask, or -1 with the first name that is not a declared set in
- * bad (and *mask holding the ones that are). */
+ * bad ("" for an empty one: a stray comma) and *mask 0: a request sbatch
+ * refuses is refused whole on the node too, never held in part. */
 int sets_request(const struct sets *s, const char *value, uint32_t *mask,
 		 char *bad, size_t badlen);
 

@@ -42,8 +42,24 @@ static int check_owner_mode(const struct stat *st, const char *what,
 	return 0;
 }
 
-/* Checks an open file; *size (if not NULL) gets its size. */
-static int check_file(int fd, const char *what, const char *path, off_t *size)
+/* The files list every opted-in job, its user and sets: root's alone
+ * (0600). One left by an older release (0644) is made so when a locked
+ * writer first reads it, so no upgrade step is needed. */
+static void statefile_tighten(int fd, const struct stat *st, const char *what, const char *path)
+{
+	if (!(st->st_mode & 077))
+		return;
+	if (fchmod(fd, st->st_mode & 0700) < 0)
+		log_msg(LOG_ERROR, "cannot make %s \"%s\" private (mode %04o): %s", what, path,
+			(unsigned)(st->st_mode & 07777), strerror(errno));
+	else
+		log_msg(LOG_INFO, "%s \"%s\" was mode %04o: now %04o, as this release keeps it", what,
+			path, (unsigned)(st->st_mode & 07777), (unsigned)(st->st_mode & 0700));
+}
+
+/* Checks an open file; *size (if not NULL) gets its size. tighten: the
+ * lock is held, a readable-by-others file is made private. */
+static int check_file(int fd, const char *what, const char *path, off_t *size, bool tighten)
 {
 	struct stat st;
 
@@ -62,7 +78,11 @@ static int check_file(int fd, const char *what, const char *path, off_t *size)
 	}
 	if (size)
 		*size = st.st_size;
-	return check_owner_mode(&st, what, path);
+	if (check_owner_mode(&st, what, path) < 0)
+		return -1;
+	if (tighten)
+		statefile_tighten(fd, &st, what, path);
+	return 0;
 }
 
 static void refuse_open(const char *what, const char *path, int err)
@@ -179,7 +199,7 @@ int statefile_open_locked(struct statefile *sf, const char *path,
 		refuse_open("lock file", lockpath(sf), errno);
 		return -1;
 	}
-	if (check_file(sf->lockfd, "lock file", lockpath(sf), NULL) < 0)
+	if (check_file(sf->lockfd, "lock file", lockpath(sf), NULL, false) < 0)
 		return -1;
 	return lock_bounded(sf, timeout_ms);
 }
@@ -299,7 +319,7 @@ int statefile_load(struct statefile *sf, struct jobset *set)
 		refuse_open("state file", sf->path, errno);
 		return -1;
 	}
-	if (check_file(fd, "state file", sf->path, &size) < 0) {
+	if (check_file(fd, "state file", sf->path, &size, sf->lockfd >= 0) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -352,13 +372,13 @@ static int replace(struct statefile *sf, const char *suffix, const char *what,
 	}
 	step = "create";
 	fd = openat(sf->dirfd, tmpname,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto fail;
 	/* No fsync(): the state lives on tmpfs and a reboot ends every job it
 	 * names. rename() alone makes the update atomic for any process crash. */
 	step = "write";
-	if (fchmod(fd, 0644) < 0 || write_all(fd, buf, len) < 0)
+	if (fchmod(fd, 0600) < 0 || write_all(fd, buf, len) < 0)
 		goto fail;
 	step = "close";
 	err = close(fd);
@@ -415,7 +435,7 @@ int statefile_read_aux(struct statefile *sf, const char *suffix, char *buf,
 		refuse_open("file", path, errno);
 		return -1;
 	}
-	if (check_file(fd, "file", path, NULL) < 0) {
+	if (check_file(fd, "file", path, NULL, sf->lockfd >= 0) < 0) {
 		close(fd);
 		return -1;
 	}

@@ -5,6 +5,10 @@
  * at any instant leaves the old or the new state, never a torn one. It is
  * meant for tmpfs (/run): a reboot must forget the jobs it names.
  *
+ * Every file is root's alone (0600): they list the jobs that asked for
+ * probes, as private as Slurm's job list. An older release's 0644 file is
+ * made 0600 when a locked writer first reads it.
+ *
  * Files, all in the state file's directory:
  *   <state>          the job set (see jobset.h)
  *   <state>.lock     flock()ed while updating; never removed, and released

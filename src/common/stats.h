@@ -26,6 +26,8 @@ enum stat_id {
 	STAT_RECONCILE_REMOVED,   /* job IDs removed because Slurm said they are gone */
 	STAT_LAST_START_MS,       /* duration of the last successful start */
 	STAT_LAST_STOP_MS,
+	STAT_NOT_OBSERVED_RECORDS_FULL, /* jobs held but kept out of the set's filter:
+					 * JOBINFO_MAX records already kept */
 	STAT_NOT_OBSERVED_USER_SHARE, /* jobs held but kept out of the set's filter:
 				       * their user's jobs had half its capacity */
 	STAT_COUNT

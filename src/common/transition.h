@@ -55,8 +55,25 @@ void target_of(const struct config *cfg, const struct sets *sets, const char *na
 int target_names(const struct config *cfg, const struct sets *sets, struct jobset *set);
 
 /* With the lock held: systemctl start or stop of the target's unit,
- * logged and counted. Returns the event bits of what happened. */
+ * logged and counted. Returns the event bits of what happened. A probe
+ * set's start first notes the unit's exact name in <state>.units; a
+ * successful stop forgets it. */
 int transition_run(struct statefile *sf, const struct config *cfg, const struct target *t,
 		   enum transition what);
+
+/* What the plugin started, whatever the sets file or sets= say now (a
+ * custom template, a sets file changed or unreadable, sets= removed):
+ * <state>.units, root's, one "<set> <unit>" per line. A stop goes to the
+ * recorded name; a set's unit never recorded is never stopped by a job's
+ * epilog or a linger's end (reconcile looks after it).
+ *
+ * target_recorded: t->unit becomes the unit started for t's set and 1 is
+ * returned; 0 (t unchanged) when none is recorded or t is unit=.
+ * target_forget: drops t's record (lock held).
+ * target_recorded_names: registers every recorded set in set's table;
+ * returns set->nnames. */
+int target_recorded(struct statefile *sf, struct target *t);
+void target_forget(struct statefile *sf, const struct target *t);
+int target_recorded_names(struct statefile *sf, struct jobset *set);
 
 #endif

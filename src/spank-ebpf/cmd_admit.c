@@ -15,13 +15,12 @@
 
 int cmd_admit(struct cmd *cmd)
 {
-	static const char *const opts[] = { NULL };
 	static struct sets sets;
 	const char *vals[1], *pos[1];
 	char err[700];
 	int npos, rc, n;
 
-	rc = parse_options(cmd, opts, vals, pos, 1, &npos);
+	rc = parse_options(cmd, vals, pos, 1, &npos);
 	if (rc)
 		return rc;
 	if (npos != 1 || !sets_valid_name(pos[0], strlen(pos[0])))

@@ -66,19 +66,24 @@ static void print_sets(void)
 	}
 }
 
+enum { OPT_SETS, NOPTS };
+const struct option_spec check_config_options[] = {
+	[OPT_SETS] = { "sets", NULL, "FILE is a probe sets file, checked alone", 0 },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
 int cmd_check_config(struct cmd *cmd)
 {
-	static const char *const opts[] = { "sets", NULL };
-	const char *vals[1] = { NULL }, *pos[1];
+	const char *vals[NOPTS] = { NULL }, *pos[1];
 	char err[700];
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 1, &npos);
+	rc = parse_options(cmd, vals, pos, 1, &npos);
 	if (rc)
 		return rc;
 	if (npos != 1)
 		return usage_error(cmd, "which file? (FILE, or - for standard input)");
-	if (vals[0]) {
+	if (vals[OPT_SETS]) {
 		if (read_sets(pos[0], err, sizeof(err)) < 0 || check_configs(err, sizeof(err)) < 0) {
 			fprintf(stderr, "spank-ebpf: check-config: %s\n", err);
 			return EXIT_ANOMALY;

@@ -23,7 +23,6 @@
 
 int cmd_exporter(struct cmd *cmd)
 {
-	static const char *const opts[] = { NULL };
 	static struct sets sets;
 	static char dir[SETS_PATH_MAX + 20], names[sizeof(sets.set[0].configs) + 20], listen[120];
 	const char *vals[1], *pos[1];
@@ -31,7 +30,7 @@ int cmd_exporter(struct cmd *cmd)
 	char *argv[8];
 	int npos, rc, i;
 
-	rc = parse_options(cmd, opts, vals, pos, 1, &npos);
+	rc = parse_options(cmd, vals, pos, 1, &npos);
 	if (rc)
 		return rc;
 	if (npos != 1)

@@ -18,12 +18,11 @@
 
 int cmd_hook(struct cmd *cmd)
 {
-	static const char *const opts[] = { NULL };
 	const char *vals[1], *pos[1];
 	enum hold_op op = strcmp(cmd->name, "prolog") ? HOLD_RELEASE : HOLD_ACQUIRE;
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	rc = parse_options(cmd, vals, pos, 0, &npos);
 	if (rc)
 		return rc;
 	log_to_stderr(true);

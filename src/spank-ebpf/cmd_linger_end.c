@@ -12,6 +12,13 @@
 #include "sets.h"
 #include "spank-ebpf.h"
 
+/* Its own parsing below (the arguments are plugstack's, passed on as
+ * they are); this row is for --help and the usage lines. */
+const struct option_spec linger_end_options[] = {
+	{ "set", "SET", "the probe set whose window ends (none: the line's unit=)", 0 },
+	{ NULL, NULL, NULL, 0 },
+};
+
 int cmd_linger_end(struct cmd *cmd)
 {
 	static struct sets sets;

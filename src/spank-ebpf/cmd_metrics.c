@@ -21,7 +21,8 @@
 
 #define PROM_NAME "spank_ebpf.prom"
 
-/* labels: more labels after the target's ("" for none). */
+/* labels: more labels after the target's ("" for none); rows of one
+ * name follow each other and share one HELP and TYPE (a reason each). */
 static const struct {
 	enum stat_id id;
 	const char *name, *type, *help;
@@ -38,7 +39,8 @@ static const struct {
 	{ STAT_RECONCILE_REMOVED, "spank_ebpf_reconcile_removed_jobs_total", "counter", "Held job IDs removed because Slurm said they no longer run here.", 1, "" },
 	{ STAT_LAST_START_MS, "spank_ebpf_last_start_duration_seconds", "gauge", "How long the last successful start took.", 1000, "" },
 	{ STAT_LAST_STOP_MS, "spank_ebpf_last_stop_duration_seconds", "gauge", "How long the last successful stop took.", 1000, "" },
-	{ STAT_NOT_OBSERVED_USER_SHARE, "spank_ebpf_jobs_not_observed_total", "counter", "Jobs that held the set but were kept out of its probe filter, by reason (user_share: their user's jobs already took half of the probes' capacity).", 1, ",reason=\"user_share\"" },
+	{ STAT_NOT_OBSERVED_RECORDS_FULL, "spank_ebpf_jobs_not_observed_total", "counter", "Jobs that held the set but were kept out of its probe filter, by reason (records_full: the node already kept the most job records; user_share: their user's jobs already took half of the probes' capacity).", 1, ",reason=\"records_full\"" },
+	{ STAT_NOT_OBSERVED_USER_SHARE, "spank_ebpf_jobs_not_observed_total", "counter", "Jobs that held the set but were kept out of its probe filter, by reason (records_full: the node already kept the most job records; user_share: their user's jobs already took half of the probes' capacity).", 1, ",reason=\"user_share\"" },
 };
 
 /* A label value in Prometheus' text format: backslash, double quote and
@@ -136,8 +138,9 @@ static int render(const struct cmd *cmd, FILE *out)
 		if (rows[k].unit != UNIT_UNKNOWN)
 			fprintf(out, "spank_ebpf_unit_up{%s} %d\n", rows[k].label, rows[k].unit == UNIT_ACTIVE);
 	for (i = 0; ok && i < sizeof(series) / sizeof(series[0]); i++) {
-		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", series[i].name, series[i].help,
-			series[i].name, series[i].type);
+		if (i == 0 || strcmp(series[i].name, series[i - 1].name))
+			fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", series[i].name, series[i].help,
+				series[i].name, series[i].type);
 		for (k = 0; k < n; k++) {
 			if (series[i].scale == 1)
 				fprintf(out, "%s{%s%s} %llu\n", series[i].name, rows[k].label,
@@ -191,19 +194,24 @@ static int write_textfile(const struct cmd *cmd, const char *dir)
 	return rc < 0 ? EXIT_UNSURE : EXIT_OK;
 }
 
+enum { OPT_TEXTFILE, NOPTS };
+const struct option_spec metrics_options[] = {
+	[OPT_TEXTFILE] = { "textfile", "DIR", "write DIR/spank_ebpf.prom atomically, not standard output", 0 },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
 int cmd_metrics(struct cmd *cmd)
 {
-	static const char *const opts[] = { "textfile=", NULL };
-	const char *vals[1] = { NULL }, *pos[1];
+	const char *vals[NOPTS] = { NULL }, *pos[1];
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	rc = parse_options(cmd, vals, pos, 0, &npos);
 	if (rc)
 		return rc;
 	if (need_root(cmd) < 0 || load_config(cmd) < 0)
 		return EXIT_UNSURE;
-	if (vals[0])
-		return write_textfile(cmd, vals[0]);
+	if (vals[OPT_TEXTFILE])
+		return write_textfile(cmd, vals[OPT_TEXTFILE]);
 	if (render(cmd, stdout) < 0)
 		return EXIT_UNSURE;
 	return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_ANOMALY;

@@ -7,19 +7,26 @@
 #include "reconcile.h"
 #include "spank-ebpf.h"
 
+enum { OPT_DRY_RUN, OPT_NODE, OPT_SQUEUE, NOPTS };
+const struct option_spec reconcile_options[] = {
+	[OPT_DRY_RUN] = { "dry-run", NULL, "say what would change, change nothing", 0 },
+	[OPT_NODE] = { "node", "NAME", "this node's Slurm NodeName (see spank-ebpf --help)", 0 },
+	[OPT_SQUEUE] = { "squeue", "PATH", "the squeue to ask slurmctld with", 0 },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
 int cmd_reconcile(struct cmd *cmd)
 {
-	static const char *const opts[] = { "dry-run", "node=", "squeue=", NULL };
-	const char *vals[3] = { NULL, NULL, NULL }, *pos[1];
+	const char *vals[NOPTS] = { NULL }, *pos[1];
 	struct reconcile_report rep;
 	bool dry;
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	rc = parse_options(cmd, vals, pos, 0, &npos);
 	if (rc)
 		return rc;
-	dry = vals[0] != NULL;
-	rc = prepare_slurm_command(cmd, vals[1], vals[2]);
+	dry = vals[OPT_DRY_RUN] != NULL;
+	rc = prepare_slurm_command(cmd, vals[OPT_NODE], vals[OPT_SQUEUE]);
 	if (rc)
 		return rc;
 	log_to_stderr(!dry);

@@ -232,19 +232,26 @@ static int report_caller(char *who, size_t len, const char **asker)
 
 static int report_job(struct cmd *cmd, unsigned long job, bool json, const char *asker);
 
+enum { OPT_JSON, OPT_SOCKET, OPT_PEER, NOPTS };
+const struct option_spec report_options[] = {
+	[OPT_JSON] = { "json", NULL, "one JSON object instead of text", 0 },
+	[OPT_SOCKET] = { "socket", "PATH", "ask the report service listening at PATH", 0 },
+	[OPT_PEER] = { "peer", NULL, "serve one request on standard input (spank-ebpf-report@.service)", OPT_ALONE },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
 int cmd_report(struct cmd *cmd)
 {
-	static const char *const opts[] = { "json", "socket=", "peer", NULL };
-	const char *vals[3] = { NULL, NULL, NULL }, *pos[1], *asker;
+	const char *vals[NOPTS] = { NULL }, *pos[1], *asker;
 	char *end, who[256];
 	unsigned long job;
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 1, &npos);
+	rc = parse_options(cmd, vals, pos, 1, &npos);
 	if (rc)
 		return rc;
-	if (vals[2]) {
-		if (npos || vals[0] || vals[1])
+	if (vals[OPT_PEER]) {
+		if (npos || vals[OPT_JSON] || vals[OPT_SOCKET])
 			return usage_error(cmd, "--peer takes its request from the connection on standard input");
 		return report_peer_serve(cmd, report_job);
 	}
@@ -255,18 +262,18 @@ int cmd_report(struct cmd *cmd)
 		return usage_error(cmd, "\"%.40s\" is not a job ID", pos[0]);
 	/* A user asks root's service, which can read every port (the
 	 * firewall may close them to users); without it, the ports. */
-	if (geteuid() != 0 || vals[1]) {
-		rc = report_peer_ask(vals[1] ? vals[1] : REPORT_SOCKET, job, vals[0] != NULL);
+	if (geteuid() != 0 || vals[OPT_SOCKET]) {
+		rc = report_peer_ask(vals[OPT_SOCKET] ? vals[OPT_SOCKET] : REPORT_SOCKET, job, vals[OPT_JSON] != NULL);
 		if (rc >= 0)
 			return rc;
-		if (vals[1]) {
-			fprintf(stderr, "spank-ebpf: report: no report service at \"%s\"\n", vals[1]);
+		if (vals[OPT_SOCKET]) {
+			fprintf(stderr, "spank-ebpf: report: no report service at \"%s\"\n", vals[OPT_SOCKET]);
 			return EXIT_UNSURE;
 		}
 	}
 	if (report_caller(who, sizeof(who), &asker) < 0)
 		return EXIT_UNSURE;
-	return report_job(cmd, job, vals[0] != NULL, asker);
+	return report_job(cmd, job, vals[OPT_JSON] != NULL, asker);
 }
 
 static int report_job(struct cmd *cmd, unsigned long job, bool json, const char *asker)

@@ -399,21 +399,28 @@ static void print_text(const struct cmd *cmd, const struct report *r)
 	printf("health: %s\n", health(r));
 }
 
+enum { OPT_JSON, OPT_NODE, OPT_SQUEUE, NOPTS };
+const struct option_spec status_options[] = {
+	[OPT_JSON] = { "json", NULL, "one JSON object instead of text", 0 },
+	[OPT_NODE] = { "node", "NAME", "this node's Slurm NodeName (see spank-ebpf --help)", 0 },
+	[OPT_SQUEUE] = { "squeue", "PATH", "the squeue to ask slurmctld with", 0 },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
 int cmd_status(struct cmd *cmd)
 {
-	static const char *const opts[] = { "json", "node=", "squeue=", NULL };
-	const char *vals[3] = { NULL, NULL, NULL }, *pos[1];
+	const char *vals[NOPTS] = { NULL }, *pos[1];
 	struct report r;
 	int npos, rc;
 
-	rc = parse_options(cmd, opts, vals, pos, 0, &npos);
+	rc = parse_options(cmd, vals, pos, 0, &npos);
 	if (rc)
 		return rc;
-	rc = prepare_slurm_command(cmd, vals[1], vals[2]);
+	rc = prepare_slurm_command(cmd, vals[OPT_NODE], vals[OPT_SQUEUE]);
 	if (rc)
 		return rc;
 	gather(cmd, &r);
-	if (vals[0])
+	if (vals[OPT_JSON])
 		print_json(cmd, &r);
 	else
 		print_text(cmd, &r);

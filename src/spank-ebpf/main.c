@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank-ebpf: see, repair and measure the exporter's holds on a node.
  * The dispatcher: global options, then one subcommand. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,57 +19,157 @@
 #define SQUEUE_PATH "/usr/bin/squeue"
 #endif
 
-static const char usage_text[] =
-	"usage: spank-ebpf [-c FILE] status [--json] [--node NAME] [--squeue PATH]\n"
-	"       spank-ebpf [-c FILE] reconcile [--dry-run] [--node NAME] [--squeue PATH]\n"
-	"       spank-ebpf [-c FILE] metrics [--textfile DIR]\n"
-	"       spank-ebpf check-config [--sets] FILE|-\n"
-	"       spank-ebpf [-c FILE] prolog|epilog   (as Slurm's Prolog=/Epilog=: no arguments)\n"
-	"       spank-ebpf linger-end [--set=SET] PLUGSTACK-ARGS...   (run by the plugin's linger timer)\n"
-	"       spank-ebpf [-c FILE] exporter SET   (run by spank-ebpf-exporter@SET.service)\n"
-	"       spank-ebpf [-c FILE] admit SET   (its ExecStartPost)\n"
-	"       spank-ebpf [-c FILE] report [--json] [--socket=PATH] JOBID\n"
-	"       spank-ebpf [-c FILE] report --peer   (run by spank-ebpf-report@.service)\n"
-	"       spank-ebpf --help | --version\n";
+static int cmd_help(struct cmd *cmd);
 
-static const struct {
-	const char *name;
-	int (*run)(struct cmd *);
-	const char *what;
-} commands[] = {
-	{ "status", cmd_status, "the node's holds, the unit, the jobs Slurm still runs here" },
-	{ "reconcile", cmd_reconcile, "drop the holds of jobs Slurm says are gone; bring the unit in line" },
-	{ "metrics", cmd_metrics, "Prometheus text format, for node_exporter's textfile collector" },
-	{ "check-config", cmd_check_config, "validate a plugstack file's spank_ebpf.so line as the plugin does" },
-	{ "prolog", cmd_hook, "take the job's hold (Prolog=, for PrologFlags=RunInJob)" },
-	{ "epilog", cmd_hook, "release the job's hold (Epilog=)" },
-	{ "linger-end", cmd_linger_end, "end a linger window (run by the timer the plugin arms)" },
-	{ "exporter", cmd_exporter, "become ebpf_exporter for a probe set (run by spank-ebpf-exporter@.service)" },
-	{ "report", cmd_report, "a job's probe figures now, from its sets' exporters" },
-	{ "admit", cmd_admit, "put the set's jobs in its started exporter's job filter (its ExecStartPost)" },
+const struct option_spec no_options[] = { { NULL, NULL, NULL, 0 } };
+
+/* The subcommands, in the order --help lists them; each one's options are
+ * in its own table (struct option_spec). */
+static const struct command commands[] = {
+	{ "status", cmd_status, status_options, NULL, CMD_CONFIG,
+	  "the node's holds, the unit, the jobs Slurm still runs here" },
+	{ "reconcile", cmd_reconcile, reconcile_options, NULL, CMD_CONFIG,
+	  "drop the holds of jobs Slurm says are gone; bring the unit in line" },
+	{ "metrics", cmd_metrics, metrics_options, NULL, CMD_CONFIG,
+	  "Prometheus text format, for node_exporter's textfile collector" },
+	{ "check-config", cmd_check_config, check_config_options, "FILE|-", 0,
+	  "validate a plugstack file's spank_ebpf.so line as the plugin does" },
+	{ "report", cmd_report, report_options, "JOBID", CMD_CONFIG,
+	  "a job's probe figures now, from its sets' exporters" },
+	{ "help", cmd_help, no_options, "[COMMAND]", 0,
+	  "this help, or a command's (as COMMAND --help)" },
+	{ "prolog", cmd_hook, no_options, NULL, CMD_CONFIG | CMD_INTERNAL,
+	  "take the job's hold (Prolog=, for PrologFlags=RunInJob)" },
+	{ "epilog", cmd_hook, no_options, NULL, CMD_CONFIG | CMD_INTERNAL,
+	  "release the job's hold (Epilog=)" },
+	{ "linger-end", cmd_linger_end, linger_end_options, "PLUGSTACK-ARGS...", CMD_INTERNAL,
+	  "end a linger window (run by the timer the plugin arms)" },
+	{ "exporter", cmd_exporter, no_options, "SET", CMD_CONFIG | CMD_INTERNAL,
+	  "become ebpf_exporter for a probe set (spank-ebpf-exporter@SET.service)" },
+	{ "admit", cmd_admit, no_options, "SET", CMD_CONFIG | CMD_INTERNAL,
+	  "put the set's jobs in its started exporter's job filter (its ExecStartPost)" },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void help(void)
+static const struct command *find_command(const char *name)
 {
 	size_t i;
 
-	fputs(usage_text, stdout);
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* A command's usage lines, each after lead ("usage: " or its width of
+ * blanks): the options in brackets, then a line per OPT_ALONE form. */
+static void usage_lines(FILE *f, const struct command *c, const char **lead)
+{
+	const char *pre = c->flags & CMD_CONFIG ? "spank-ebpf [-c FILE] " : "spank-ebpf ";
+	const struct option_spec *o;
+
+	fprintf(f, "%s%s%s", *lead, pre, c->name);
+	*lead = "       ";
+	for (o = c->opts; o->name; o++) {
+		if (o->flags & OPT_ALONE)
+			continue;
+		fprintf(f, " [--%s%s%s]", o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
+	}
+	fprintf(f, "%s%s\n", c->operands ? " " : "", c->operands ? c->operands : "");
+	for (o = c->opts; o->name; o++)
+		if (o->flags & OPT_ALONE)
+			fprintf(f, "%s%s%s --%s\n", *lead, pre, c->name, o->name);
+}
+
+static void usage_all(FILE *f)
+{
+	const char *lead = "usage: ";
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		usage_lines(f, &commands[i], &lead);
+	fprintf(f, "%sspank-ebpf COMMAND --help\n", lead);
+	fprintf(f, "%sspank-ebpf --help | --version\n", lead);
+}
+
+static void help_commands(unsigned internal)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if ((commands[i].flags & CMD_INTERNAL) == internal)
+			printf("  %-13s %s\n", commands[i].name, commands[i].what);
+}
+
+static void help(void)
+{
+	usage_all(stdout);
 	printf("\nCommands:\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		printf("  %-13s %s\n", commands[i].name, commands[i].what);
+	help_commands(0);
+	printf("\nRun by Slurm, systemd and the plugin's timers, not by hand:\n");
+	help_commands(CMD_INTERNAL);
 	printf("\nOptions:\n"
-	       "  -c, --config FILE  plugstack file with the plugin's line (default %s)\n"
-	       "  --node NAME        this node's Slurm NodeName (default $SLURMD_NODENAME, else\n"
-	       "                     $SPANK_EBPF_NODE, else slurmd's own answer, else the node\n"
-	       "                     slurmctld lists with this host's name as its NodeHostname)\n"
-	       "  --squeue PATH      squeue to ask slurmctld with (default %s)\n"
+	       "  -c, --config=FILE  plugstack file with the plugin's line (default %s)\n"
+	       "  -h, --help         this help; after a command, that command's\n"
+	       "  -V, --version      the version\n"
+	       "\nstatus and reconcile: --node NAME is this node's Slurm NodeName (default\n"
+	       "$SLURMD_NODENAME, else $SPANK_EBPF_NODE, else slurmd's own answer, else the\n"
+	       "node slurmctld lists with this host's name as its NodeHostname); --squeue PATH\n"
+	       "the squeue to ask slurmctld with (default %s).\n"
 	       "\nExit status: 0 healthy / in line / valid; 1 anomalies / invalid / not written;\n"
 	       "2 cannot tell, usage error, or not root. See spank-ebpf(8).\n",
 	       DEFAULT_CONFIG, SQUEUE_PATH);
 }
 
+/* `spank-ebpf SUB --help`: its usage, summary and one line per option. */
+static void help_command(const struct command *c)
+{
+	const char *lead = "usage: ";
+	const struct option_spec *o;
+	char opt[64];
+
+	usage_lines(stdout, c, &lead);
+	if (c->flags & CMD_INTERNAL)
+		printf("Not for interactive use: %s.\n", c->what);
+	else
+		printf("%c%s.\n", toupper((unsigned char)c->what[0]), c->what + 1);
+	printf("\nOptions:\n");
+	for (o = c->opts; o->name; o++) {
+		snprintf(opt, sizeof(opt), "--%s%s%s", o->name, o->arg ? "=" : "",
+			 o->arg ? o->arg : "");
+		printf("  %-18s %s\n", opt, o->what);
+	}
+	printf("  %-18s %s\n", "-h, --help", "this help");
+	if (c->flags & CMD_CONFIG)
+		printf("\nBefore the command, -c FILE names the plugstack file with the plugin's line\n"
+		       "(default %s).\n", DEFAULT_CONFIG);
+	printf("See spank-ebpf(8).\n");
+}
+
+/* help [COMMAND]: the whole help, or a command's. */
+static int cmd_help(struct cmd *cmd)
+{
+	const struct command *c;
+	const char *vals[1], *pos[1];
+	int npos, rc;
+
+	rc = parse_options(cmd, vals, pos, 1, &npos);
+	if (rc)
+		return rc;
+	if (!npos) {
+		help();
+		return EXIT_OK;
+	}
+	c = find_command(pos[0]);
+	if (!c)
+		return usage_error(cmd, "unknown command \"%.40s\"", pos[0]);
+	help_command(c);
+	return EXIT_OK;
+}
+
 int usage_error(const struct cmd *cmd, const char *fmt, ...)
 {
+	const char *lead = "usage: ";
 	va_list ap;
 
 	fprintf(stderr, "spank-ebpf: %s%s", cmd && cmd->name ? cmd->name : "",
@@ -76,7 +177,14 @@ int usage_error(const struct cmd *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", usage_text);
+	fputc('\n', stderr);
+	if (cmd && cmd->command) {
+		usage_lines(stderr, cmd->command, &lead);
+		fprintf(stderr, "Try 'spank-ebpf %s --help' for more information.\n", cmd->name);
+	} else {
+		usage_all(stderr);
+		fprintf(stderr, "Try 'spank-ebpf --help' for more information.\n");
+	}
 	return EXIT_UNSURE;
 }
 
@@ -113,9 +221,9 @@ int prepare_slurm_command(struct cmd *cmd, const char *node, const char *squeue)
 	return 0;
 }
 
-int parse_options(struct cmd *cmd, const char *const opts[], const char *vals[],
-		  const char *pos[], int maxpos, int *npos)
+int parse_options(struct cmd *cmd, const char *vals[], const char *pos[], int maxpos, int *npos)
 {
+	const struct option_spec *opts = cmd->command->opts;
 	bool options = true;
 	int i;
 
@@ -138,29 +246,49 @@ int parse_options(struct cmd *cmd, const char *const opts[], const char *vals[],
 			return usage_error(cmd, "unknown option \"%s\"", a);
 		eq = strchr(a, '=');
 		len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		for (k = 0; opts[k]; k++) {
-			size_t olen = strcspn(opts[k], "=");
-
-			if (olen == len && !strncmp(opts[k], a + 2, len))
+		for (k = 0; opts[k].name; k++)
+			if (strlen(opts[k].name) == len && !strncmp(opts[k].name, a + 2, len))
 				break;
-		}
-		if (!opts[k])
+		if (!opts[k].name)
 			return usage_error(cmd, "unknown option \"%.*s\"", (int)(len + 2), a);
-		if (!strchr(opts[k], '=')) {
+		if (!opts[k].arg) {
 			if (eq)
-				return usage_error(cmd, "option --%s takes no value", opts[k]);
+				return usage_error(cmd, "option --%s takes no value", opts[k].name);
 			vals[k] = "1";
 		} else if (eq) {
 			vals[k] = eq + 1;
 		} else if (i + 1 < cmd->argc) {
 			vals[k] = cmd->argv[++i];
 		} else {
-			return usage_error(cmd, "option --%.*s needs a value", (int)len, a + 2);
+			return usage_error(cmd, "option --%s needs a value", opts[k].name);
 		}
-		if (strchr(opts[k], '=') && !vals[k][0])
-			return usage_error(cmd, "option --%.*s needs a value", (int)len, a + 2);
+		if (opts[k].arg && !vals[k][0])
+			return usage_error(cmd, "option --%s needs a value", opts[k].name);
 	}
 	return 0;
+}
+
+/* Whether the command's arguments ask for its help: -h or --help before
+ * "--", not as the value of an option that takes one ("--node -h"). */
+static bool wants_help(const struct command *c, int argc, char **argv)
+{
+	const struct option_spec *o;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			return false;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return true;
+		if (strncmp(a, "--", 2) != 0 || strchr(a, '='))
+			continue;
+		for (o = c->opts; o->name; o++)
+			if (o->arg && !strcmp(o->name, a + 2))
+				i++; /* its value follows */
+	}
+	return false;
 }
 
 /* The node's Slurm name: slurmd's (a Prolog=/Epilog= program gets it),
@@ -178,18 +306,20 @@ static void default_node(struct cmd *cmd)
 
 static int cmd_run(struct cmd *cmd, const char *name, int argc, char **argv)
 {
-	size_t i;
+	const struct command *c = find_command(name);
 
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (strcmp(name, commands[i].name) != 0)
-			continue;
-		cmd->name = commands[i].name;
-		log_set_context("%s", cmd->name); /* prolog/epilog name their job */
-		cmd->argc = argc;
-		cmd->argv = argv;
-		return commands[i].run(cmd);
+	if (!c)
+		return usage_error(NULL, "unknown command \"%s\"", name);
+	if (wants_help(c, argc, argv)) {
+		help_command(c);
+		return EXIT_OK;
 	}
-	return usage_error(NULL, "unknown command \"%s\"", name);
+	cmd->name = c->name;
+	cmd->command = c;
+	log_set_context("%s", cmd->name); /* prolog/epilog name their job */
+	cmd->argc = argc;
+	cmd->argv = argv;
+	return c->run(cmd);
 }
 
 int main(int argc, char **argv)

@@ -15,8 +15,35 @@
 #define EXIT_ANOMALY 1   /* status: anomalies; check-config: invalid; metrics: not written */
 #define EXIT_UNSURE 2    /* cannot tell; also usage errors and "must run as root" */
 
+/* One option of a subcommand: a row of its options table, from which
+ * parse_options() parses and `spank-ebpf SUB --help`, the usage lines and
+ * the bash completion (which asks --help) are made. Adding an option is
+ * one row (and the code that reads its value). */
+struct option_spec {
+	const char *name; /* "dry-run": given as --dry-run */
+	const char *arg;  /* its value's name ("PATH"), NULL for a flag */
+	const char *what; /* one line for --help */
+	unsigned flags;
+};
+#define OPT_ALONE 1u /* a form of its own: usage shows "SUB --name", no operands */
+
+struct cmd;
+
+/* A subcommand: a row of the command table in main.c. */
+struct command {
+	const char *name;
+	int (*run)(struct cmd *);
+	const struct option_spec *opts; /* ended by a row without a name */
+	const char *operands;           /* for usage: "JOBID", "FILE|-", NULL */
+	unsigned flags;
+	const char *what;               /* one line for --help */
+};
+#define CMD_CONFIG 1u   /* reads the plugin's line from -c FILE */
+#define CMD_INTERNAL 2u /* run by Slurm, systemd or a timer, not by hand */
+
 struct cmd {
 	const char *name;
+	const struct command *command; /* its row: options, usage */
 	const char *config_path; /* -c: the plugstack file with the plugin's line */
 	struct config cfg;       /* parsed from it (by load_config) */
 	struct slurm_ask ask;    /* --node, --squeue, SLURM_CONF */
@@ -33,17 +60,27 @@ int load_config(struct cmd *cmd);
 int prepare_slurm_command(struct cmd *cmd, const char *node, const char *squeue);
 /* Prints an error and returns -1 unless running as root. */
 int need_root(const struct cmd *cmd);
-/* Prints "spank-ebpf: <cmd>: <message>" and the usage line; returns 2. */
+/* Prints "spank-ebpf: <cmd>: <message>", the command's usage lines (the
+ * whole usage without one) and where --help is; returns 2. */
 int usage_error(const struct cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Parses the subcommand's arguments: the long options in opts (NULL-ended;
- * "name" for a flag, "name=" for an option with a value, given as --name=V
- * or --name V) into vals[i] (flags get "1"), the rest into pos (at most
- * maxpos; "-" is positional, "--" ends the options). Unknown options,
- * missing values and extra arguments are usage errors. Returns 0, or 2
- * after usage_error(). */
-int parse_options(struct cmd *cmd, const char *const opts[], const char *vals[],
-		  const char *pos[], int maxpos, int *npos);
+/* Parses the subcommand's arguments by its options table
+ * (cmd->command->opts): --name for a flag, --name=V or --name V for an
+ * option with a value, into vals[i] for the table's row i (flags get
+ * "1"; vals has a slot per row); the rest into pos (at most maxpos; "-"
+ * is positional, "--" ends the options). Unknown options, missing values
+ * and extra arguments are usage errors. Returns 0, or 2 after
+ * usage_error(). */
+int parse_options(struct cmd *cmd, const char *vals[], const char *pos[], int maxpos, int *npos);
+
+/* The options tables, one per subcommand, beside the code reading them. */
+extern const struct option_spec status_options[];
+extern const struct option_spec reconcile_options[];
+extern const struct option_spec metrics_options[];
+extern const struct option_spec check_config_options[];
+extern const struct option_spec linger_end_options[];
+extern const struct option_spec report_options[];
+extern const struct option_spec no_options[]; /* hook, exporter, admit, help */
 
 int cmd_status(struct cmd *cmd);
 int cmd_reconcile(struct cmd *cmd);

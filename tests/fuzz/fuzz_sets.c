@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(s.exporter[0] == '/' && !strpbrk(s.exporter, "$% ") && fuzz_printable(s.exporter));
 	FUZZ_CHECK(s.config_dir[0] == '/' && !strpbrk(s.config_dir, "$% ") && fuzz_printable(s.config_dir));
 	FUZZ_CHECK(strstr(s.unit, "@.service") && fuzz_printable(s.unit));
+	FUZZ_CHECK(s.textfile_group[0] && !strpbrk(s.textfile_group, " :\n") &&
+		   fuzz_printable(s.textfile_group));
 	/* The file's own text as a request: never a bit beyond the sets. */
 	{
 		char *req = malloc(size + 1);
@@ -44,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(req);
 		memcpy(req, data, size);
 		req[size] = '\0';
-		sets_request(&s, req, &mask, bad, sizeof(bad));
+		/* A refused request holds nothing: never part of it. */
+		FUZZ_CHECK(sets_request(&s, req, &mask, bad, sizeof(bad)) == 0 || mask == 0);
 		FUZZ_CHECK(!(mask & ~all) && fuzz_printable(bad));
 		free(req);
 	}

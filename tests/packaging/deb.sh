@@ -194,6 +194,7 @@ is "base: files" "$(contents "$base")" "$(sort <<EOF
 /etc/slurm/spank_ebpf.conf
 /usr/lib/$triplet/slurm-wlm/spank_ebpf.so
 /usr/sbin/spank-ebpf
+/usr/share/bash-completion/completions/spank-ebpf
 $doc/README.md.gz
 $doc/OPERATING.md.gz
 $doc/changelog.Debian.gz
@@ -271,6 +272,9 @@ ok_if "the command: /usr/sbin/spank-ebpf, executable" test -x "$r/usr/sbin/spank
 like "the command runs: --version" "$("$r/usr/sbin/spank-ebpf" --version 2>&1)" "^spank-ebpf $VERSION\$"
 like "the command's default plugstack file is the drop-in's link" "$("$r/usr/sbin/spank-ebpf" --help 2>&1)" \
 	'default /etc/slurm/plugstack\.conf\.d/spank_ebpf\.conf'
+bc=$r/usr/share/bash-completion/completions/spank-ebpf
+like "the bash completion falls back on the installed command" "$(cat "$bc" 2>&1)" '^		bin=/usr/sbin/spank-ebpf$'
+like "... and reads set names from the drop-in's line" "$(cat "$bc" 2>&1)" ':-/etc/slurm/plugstack\.conf\.d/spank_ebpf\.conf}'
 rc=0
 out=$("$r/usr/sbin/spank-ebpf" check-config "$r/etc/slurm/spank_ebpf.conf" 2>&1) || rc=$?
 is "the command accepts the shipped drop-in (check-config exits 0)" "$rc" 0

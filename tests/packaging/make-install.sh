@@ -26,6 +26,7 @@ mandir=$D$(mkexpand mandir)
 presetdir=$D$(mkexpand systempresetdir)
 unitdir=$D$(mkexpand systemdsystemunitdir)
 sbindir=$D$(mkexpand sbindir)
+bcdir=$D$(mkexpand bashcompletiondir)
 units="spank-ebpf-reconcile.timer spank-ebpf-reconcile.service spank-ebpf-metrics.service spank-ebpf-exporter@.service spank-ebpf-report.socket spank-ebpf-report@.service"
 link=$conf/plugstack.conf.d/spank_ebpf.conf
 
@@ -41,6 +42,7 @@ ok_if "man page slurm-spank-ebpf.8" test -f "$mandir/man8/slurm-spank-ebpf.8"
 ok_if "systemd preset" test -f "$presetdir/50-slurm-spank-ebpf.preset"
 ok_if "the admin command spank-ebpf, executable" test -x "$sbindir/spank-ebpf"
 ok_if "man page spank-ebpf.8" test -f "$mandir/man8/spank-ebpf.8"
+ok_if "bash completion in $(mkexpand bashcompletiondir)" test -f "$bcdir/spank-ebpf"
 for u in $units; do
 	ok_if "unit $u in $(mkexpand systemdsystemunitdir)" test -f "$unitdir/$u"
 done
@@ -90,6 +92,7 @@ ok_if "uninstall removes the plugin" test ! -e "$plugindir/spank_ebpf.so"
 ok_if "uninstall removes the man pages" test ! -e "$mandir/man8/spank_ebpf.8" -a ! -e "$mandir/man8/slurm-spank-ebpf.8"
 ok_if "uninstall removes the preset" test ! -e "$presetdir/50-slurm-spank-ebpf.preset"
 ok_if "uninstall removes the command and its man page" test ! -e "$sbindir/spank-ebpf" -a ! -e "$mandir/man8/spank-ebpf.8"
+ok_if "uninstall removes the bash completion" test ! -e "$bcdir/spank-ebpf"
 for u in $units; do
 	ok_if "uninstall removes $u" test ! -e "$unitdir/$u"
 done

@@ -80,6 +80,7 @@ lrwxrwxrwx - /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 -rw-r--r-- cn /etc/slurm/spank_ebpf.conf
 -rwxr-xr-x - $libdir/slurm/spank_ebpf.so
 -rwxr-xr-x - /usr/sbin/spank-ebpf
+-rw-r--r-- - /usr/share/bash-completion/completions/spank-ebpf
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/OPERATING.md
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/README.md
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/examples/ebpf_exporter.service

@@ -218,6 +218,13 @@ scn_job_metrics() {
 	is "job metrics: the plugin's textfile lists the two jobs that asked" \
 		"$(sed -n 's/^spank_ebpf_job_info{jobid="\([0-9]*\)".*/\1/p' "$NODE_ROOT$JM_TEXTFILE/spank_ebpf_jobs.prom" 2>&1 | sort -n | tr '\n' ' ')" \
 		"$(printf '%s\n' "$k" "$a" | sort -n | tr '\n' ' ')"
+	# As private as Slurm's job list: another user reads none of it
+	# (node_exporter, user prometheus, read the textfile above).
+	for f in "$JM_TEXTFILE/spank_ebpf_jobs.prom" "$STATE" "$STATE.jobs" "$STATE.units"; do
+		is "job metrics: user $JM_OTHER cannot read $f" \
+			"$(ct test -s "$f" && echo there) $(SYS_USER=$JM_OTHER ctu cat "$f" >/dev/null 2>&1 && echo readable || echo refused)" \
+			"there refused"
+	done
 	diag "job metrics: textfile directory: $(ct ls -la "$JM_TEXTFILE" 2>&1 | tr '\n' '|'); job records: $(ct sh -c 'cat "$1".jobs' sh "$STATE" 2>&1 | tr '\n' '|'); sets file: $(ct grep textfile "$SYS_SETS_FILE" 2>&1)"
 	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
 	diag "job metrics: spank-ebpf report $a: $(echo "$out" | tr '\n' '|')"

@@ -64,8 +64,8 @@ static void fresh(void)
 {
 	char cmd[1400];
 
-	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s'.linger* '%s'.stats* '%s/bin/calls.log' '%s/bin/active'",
-		 cfg.state, cfg.state, cfg.state, dir, dir);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s'.linger* '%s'.stats* '%s'.units '%s/bin/calls.log' '%s/bin/active'",
+		 cfg.state, cfg.state, cfg.state, cfg.state, dir, dir);
 	if (system(cmd) != 0)
 		tap_diag("%s failed", cmd);
 	write_sets(sets_text);
@@ -148,12 +148,18 @@ static void test_requests(void)
 	ok(acquire(5, NULL) == (EV_CHANGED | EV_STARTED) && acquire(6, "(null)") == EV_CHANGED &&
 	   acquire(7, "") == EV_CHANGED, "plain --ebpf, however it arrives: the default set (io)");
 	ok(calls_are("start ebpf_exporter@io.service count=1\n"), "... io started once");
-	ok(acquire(8, "iox,net") == (EV_CHANGED | EV_STARTED) &&
+	ok(acquire(8, "iox,net") == 0 &&
 	   tu_logged("prolog job 8: unknown probe set \"iox\"; allowed: io, sched, net: not held"),
-	   "an unknown set beside a known one: the known one held, the other refused and named");
+	   "an unknown set beside a known one: nothing held, as sbatch refuses it, the name said");
+	ok(calls_are("start ebpf_exporter@io.service count=1\n"), "... net was not started");
 	tu_clear_logs();
 	ok(acquire(9, "bogus") == 0 && tu_logged("unknown probe set \"bogus\"") && !tu_logged("refcount"),
 	   "only unknown sets: nothing held");
+	ok(acquire(11, "net,") == 0 && acquire(12, ",net") == 0 && acquire(13, "net,,sched") == 0 &&
+	   tu_logged("prolog job 13: an empty probe set name (a stray comma); allowed: io, sched, net: not held") &&
+	   !tu_logged("refcount"), "empty names (net, / ,net / net,,sched): nothing held, said");
+	ok(!hold_is_held(&cfg, 8) && !hold_is_held(&cfg, 11) && !hold_is_held(&cfg, 12) &&
+	   !hold_is_held(&cfg, 13), "the state names none of the refused jobs");
 	cfg.mode = MODE_ALWAYS;
 	log_set_context("prolog job 10");
 	{
@@ -162,8 +168,8 @@ static void test_requests(void)
 		ok(hold_acquire(&cfg, 10, NULL, true, &ev) == 0 && ev == (EV_CHANGED | EV_STARTED),
 		   "mode=always, no --ebpf: the always= set (sched) started");
 	}
-	ok(calls_are("start ebpf_exporter@io.service count=1\nstart ebpf_exporter@net.service count=1\n"
-		     "start ebpf_exporter@sched.service count=1\n"), "io, net, sched: each once");
+	ok(calls_are("start ebpf_exporter@io.service count=1\nstart ebpf_exporter@sched.service count=1\n"),
+	   "io, sched: each once; net never (only refused requests named it)");
 	cfg.mode = MODE_OPT_IN;
 	release(5);
 	release(6);
@@ -220,9 +226,82 @@ static void test_sets_file_unreadable(void)
 	ok(acquire(2, "sched") == -1 && tu_logged("refusing the probe sets file") &&
 	   tu_logged("without its probe sets the job holds nothing"),
 	   "a sets file others may write: the prolog holds nothing, says why");
-	ok(release(1) == (EV_CHANGED | EV_STOPPED), "... the epilog still releases (the default template's name)");
-	ok(calls_are("start ebpf_exporter@sched.service count=1\nstop spank-ebpf-exporter@sched.service count=0\n"),
-	   "... stopping the default template's instance: documented");
+	ok(release(1) == (EV_CHANGED | EV_STOPPED), "... the epilog still releases");
+	ok(calls_are("start ebpf_exporter@sched.service count=1\nstop ebpf_exporter@sched.service count=0\n"),
+	   "... stopping the instance it started (the custom template's), not the default's");
+}
+
+/* The plugin's line loses sets= while a job holds a set of a custom
+ * template: its epilog stops the instance started, by its exact name. */
+static void test_sets_switched_off(void)
+{
+	char saved[sizeof(cfg.sets)];
+
+	fresh();
+	acquire(1, "sched");
+	memcpy(saved, cfg.sets, sizeof(saved));
+	cfg.sets[0] = '\0';
+	ok(release(1) == (EV_CHANGED | EV_STOPPED), "sets= gone: the epilog still releases the job");
+	memcpy(cfg.sets, saved, sizeof(saved));
+	ok(calls_are("start ebpf_exporter@sched.service count=1\nstop ebpf_exporter@sched.service count=0\n"),
+	   "... and stops ebpf_exporter@sched, the unit started");
+}
+
+/* The sets file's template changed under a running job: the old
+ * instance, the one started, is stopped. */
+static void test_template_changed(void)
+{
+	char units[300], *text;
+	struct stat st;
+
+	fresh();
+	acquire(1, "sched");
+	snprintf(units, sizeof(units), "%s.units", cfg.state);
+	text = tu_slurp(units);
+	ok(text && strstr(text, "sched ebpf_exporter@sched.service\n") && stat(units, &st) == 0 &&
+		   (st.st_mode & 0777) == 0600,
+	   "the start noted in <state>.units, root's alone: %s", text ? text : "(none)");
+	free(text);
+	write_sets("unit = other@.service\ndefault = sched\n"
+		   "[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:9442\n");
+	ok(release(1) == (EV_CHANGED | EV_STOPPED) &&
+	   calls_are("start ebpf_exporter@sched.service count=1\nstop ebpf_exporter@sched.service count=0\n"),
+	   "unit= changed to other@: the epilog stops ebpf_exporter@sched all the same");
+	ok(access(units, F_OK) < 0, "stopped: nothing noted any more");
+}
+
+/* io lingers (its linger=30) when sets= goes: the window's end, as
+ * linger-end runs it without the sets file, stops ebpf_exporter@io. */
+static void test_linger_end_sets_off(void)
+{
+	char saved[sizeof(cfg.sets)], p[300];
+	struct target t;
+
+	fresh();
+	acquire(1, "io");
+	ok(release(1) == (EV_CHANGED | EV_LINGERING), "job 1 leaves: io lingers");
+	memcpy(saved, cfg.sets, sizeof(saved));
+	cfg.sets[0] = '\0';
+	snprintf(p, sizeof(p), "%s.linger.io", cfg.state);
+	tu_write(p, "end 1\n", 6);
+	target_of(&cfg, NULL, "io", &t);
+	log_set_context("linger-end");
+	ok(linger_end(&cfg, NULL, &t) == 0 &&
+	   calls_are("start ebpf_exporter@io.service count=1\nstop ebpf_exporter@io.service count=0\n"),
+	   "sets= gone, the window over: ebpf_exporter@io, the unit started, stopped");
+	memcpy(cfg.sets, saved, sizeof(saved));
+}
+
+/* A set's unit the plugin never noted (started by hand, or before the
+ * notes existed) is not a job's epilog to stop: reconcile's. */
+static void test_never_noted_left_alone(void)
+{
+	fresh();
+	tu_write(cfg.state, "spank_ebpf state 2\n5 sched\n", 27);
+	ok(release(5) == EV_CHANGED && calls_are(""),
+	   "job 5 held sched, no start noted: released, nothing stopped");
+	ok(tu_logged("set sched: no unit noted as started for it; left for spank-ebpf reconcile"),
+	   "... said");
 }
 
 /* A set removed from the file while jobs hold it: its instance is still
@@ -248,5 +327,9 @@ int main(void)
 	test_upgrade_under_running_job();
 	test_sets_file_unreadable();
 	test_set_no_longer_declared();
+	test_sets_switched_off();
+	test_template_changed();
+	test_never_noted_left_alone();
+	test_linger_end_sets_off();
 	return tap_done();
 }

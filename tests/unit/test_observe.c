@@ -5,6 +5,7 @@
  * exporter would. The unit itself is the systemctl double's. Needs root
  * (BPF_MAP_GET_FD_BY_ID); one function per case, each from fresh(). */
 #include <errno.h>
+#include <grp.h>
 #include <linux/bpf.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,7 +20,9 @@
 #include "hold.h"
 #include "jobinfo.h"
 #include "log.h"
+#include "reconcile.h"
 #include "spank_job_map.h"
+#include "stats.h"
 #include "tap.h"
 #include "testutil.h"
 #include "unit.h"
@@ -645,6 +648,255 @@ static void test_user_share(pid_t tiny)
 	in_unit("io", 0);
 }
 
+/* The job's line in <state>.jobs (malloc'd, without its newline), or NULL. */
+static char *record_of(uint32_t job)
+{
+	char path[300], head[16], *all, *line = NULL, *at;
+	int hl;
+
+	snprintf(path, sizeof(path), "%s.jobs", cfg.state);
+	all = tu_slurp(path);
+	hl = snprintf(head, sizeof(head), "%u ", job);
+	for (at = all; at && *at; at = strchr(at, '\n') ? strchr(at, '\n') + 1 : at + strlen(at))
+		if (!strncmp(at, head, (size_t)hl)) {
+			line = strndup(at, strcspn(at, "\n"));
+			break;
+		}
+	free(all);
+	return line;
+}
+
+/* The end time of a job's record: -1 when it has none. */
+static long long record_end(uint32_t job)
+{
+	char *line = record_of(job), *sp = line;
+	long long end = -1;
+	int f;
+
+	/* The fifth field: "<jobid> <user> <sluid|-> <sets> <end> <uid|->". */
+	for (f = 0; sp && f < 4; f++)
+		if ((sp = strchr(sp, ' ')))
+			sp++;
+	if (sp)
+		end = atoll(sp);
+	free(line);
+	return end;
+}
+
+static void prune_now(const struct sets *s)
+{
+	struct statefile sf;
+	struct jobset set;
+
+	jobset_init(&set);
+	if (statefile_open_locked(&sf, cfg.state, 1000) == 0 && statefile_load(&sf, &set) >= 0)
+		observe_prune(&sf, &cfg, s, &set);
+	statefile_close(&sf);
+	jobset_free(&set);
+}
+
+/* Two prunes inside io's linger (30 s): the end of a job already ended is
+ * when it ended, not when the last prune ran, or its record and series
+ * would never leave while jobs keep ending. */
+static void test_prune_twice_keeps_end(void)
+{
+	static struct sets s;
+	char err[300], path[300], text[200];
+	long long ended = jobinfo_now() - 10, end;
+
+	fresh(sets_text);
+	sets_load(sets_path, &s, err, sizeof(err));
+	/* Job 20 ended 10 s ago: its record says so, the state no longer has it. */
+	snprintf(path, sizeof(path), "%s.jobs", cfg.state);
+	snprintf(text, sizeof(text), "20 olivia - io %lld\n", ended);
+	tu_write(path, text, strlen(text));
+	chmod(path, 0600);
+	prune_now(&s);
+	end = record_end(20);
+	ok(end == ended, "a first prune inside the linger keeps job 20's end (%lld, want %lld)", end, ended);
+	prune_now(&s);
+	end = record_end(20);
+	ok(end == ended, "a second prune keeps it too (%lld, want %lld)", end, ended);
+}
+
+/* Requeued onto the node within its linger: the same job ID holds io
+ * again; its record runs again (end 0) and outlives a prune. */
+static void test_requeue_within_linger(void)
+{
+	static struct sets s;
+	char err[300];
+	long long end;
+
+	fresh(sets_text);
+	sets_load(sets_path, &s, err, sizeof(err));
+	acquire(21, "io", "peggy", NULL);
+	release(21);
+	end = record_end(21);
+	ok(end > 0, "after its epilog job 21's record has an end (%lld)", end);
+	acquire(21, "io", "peggy", NULL);
+	end = record_end(21);
+	ok(end == 0, "requeued within io's linger: its record runs again (end %lld)", end);
+	prune_now(&s);
+	ok(record_end(21) == 0, "... and a prune leaves it running");
+	release(21);
+}
+
+/* At the record cap (JOBINFO_MAX) a job has no record to take it out of
+ * the filter later: it is not admitted, and that is counted per set. */
+static void test_records_full(pid_t io)
+{
+	char path[300], *text, *line;
+	struct spank_job_val v;
+	struct statefile sf;
+	struct stats st;
+	size_t n = 0;
+	int i;
+
+	fresh(sets_text);
+	in_unit("io", io);
+	text = malloc(JOBINFO_MAX * 32);
+	for (i = 0; i < JOBINFO_MAX; i++)
+		n += (size_t)sprintf(text + n, "%d u - io 0\n", 100000 + i);
+	snprintf(path, sizeof(path), "%s.jobs", cfg.state);
+	tu_write(path, text, n);
+	chmod(path, 0600);
+	free(text);
+	ok(acquire(22, "io", "quentin", "sFULL") >= 0, "the job's hold is taken all the same");
+	ok(filter_has(io, 0, "job_22", &v) == 0 && filter_has(io, 0, "sFULL", &v) == 0,
+	   "with %d records, job 22 is in no filter", JOBINFO_MAX);
+	line = record_of(22);
+	ok(line == NULL, "it has no record (%s)", line ? line : "none");
+	free(line);
+	memset(&st, 0, sizeof(st));
+	if (statefile_open(&sf, cfg.state) == 0)
+		stats_load_of(&sf, ".io", &st);
+	statefile_close(&sf);
+	ok(st.v[STAT_NOT_OBSERVED_RECORDS_FULL] == 1, "counted for io: %llu",
+	   (unsigned long long)st.v[STAT_NOT_OBSERVED_RECORDS_FULL]);
+	ok(tu_logged("not observed: the node already keeps"), "said in the prolog's log");
+	release(22);
+	in_unit("io", 0);
+}
+
+/* The textfile lists every job's user: readable by node_exporter's group
+ * (textfile_group=), never by everyone. */
+static void test_textfile_group(pid_t io)
+{
+	char text[sizeof(sets_text) + 64];
+	struct group *gr = getgrnam("daemon");
+	struct stat st;
+
+	if (!gr) {
+		tap_skip("no group \"daemon\" here");
+		return;
+	}
+	snprintf(text, sizeof(text), "textfile_group = daemon\n%s", sets_text);
+	fresh(text);
+	in_unit("io", io);
+	acquire(23, "io", "rupert", NULL);
+	ok(stat(textfile, &st) == 0 && (st.st_mode & 07777) == 0640 && st.st_gid == gr->gr_gid &&
+		   st.st_uid == geteuid(),
+	   "the textfile is 0640, ours, group daemon (%04o, uid %u, gid %u)",
+	   (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid);
+	release(23);
+	in_unit("io", 0);
+}
+
+/* A group that does not exist: the file is root's alone, said. */
+static void test_textfile_group_unknown(pid_t io)
+{
+	char text[sizeof(sets_text) + 64];
+	struct stat st;
+
+	snprintf(text, sizeof(text), "textfile_group = no-such-group-s30\n%s", sets_text);
+	fresh(text);
+	in_unit("io", io);
+	acquire(24, "io", "sybil", NULL);
+	ok(stat(textfile, &st) == 0 && (st.st_mode & 07777) == 0600,
+	   "an unknown group: the textfile is 0600 (%04o)", (unsigned)(st.st_mode & 07777));
+	ok(tu_logged("no group \"no-such-group-s30\" in /etc/group: the job_info textfile is readable by root only"),
+	   "... and the log says why");
+	release(24);
+	in_unit("io", 0);
+}
+
+/* After a job's end with its sets file out of reach: in no filter, its
+ * series, record and join key gone (linger 0: the line's), the instance
+ * started (ebpf_exporter@io, a custom template) stopped by that name. */
+static void sets_gone_checks(const char *how, uint32_t job, const char *sluid, pid_t io)
+{
+	struct spank_job_val v;
+	char *t, *log, *rec, key[16];
+
+	snprintf(key, sizeof(key), "job_%u", job);
+	ok(filter_has(io, 0, key, &v) == 0 && filter_has(io, 0, sluid, &v) == 0,
+	   "%s: job %u is in no filter", how, job);
+	ok(series(io, job, 0) == 0, "%s: its series went", how);
+	rec = record_of(job);
+	ok(rec == NULL, "%s: its record went (%s)", how, rec ? rec : "none");
+	free(rec);
+	t = textfile_text();
+	ok(!strcmp(t, "(missing)"), "%s: its join key went (the textfile: %.80s)", how, t);
+	free(t);
+	log = tu_double_log(dir);
+	ok(strstr(log, "stop ebpf_exporter@io.service") && !strstr(log, "spank-ebpf-exporter@"),
+	   "%s: the instance started is stopped, by its name: %s", how, log);
+	free(log);
+}
+
+/* The plugin's line without sets= when the job ends. */
+static void test_epilog_sets_off(pid_t io)
+{
+	char saved[sizeof(cfg.sets)];
+
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(26, "io", "trent", "sT26");
+	series(io, 26, 1);
+	memcpy(saved, cfg.sets, sizeof(saved));
+	cfg.sets[0] = '\0';
+	release(26);
+	memcpy(cfg.sets, saved, sizeof(saved));
+	sets_gone_checks("sets= gone at the epilog", 26, "sT26", io);
+	in_unit("io", 0);
+}
+
+/* The sets file unreadable when the job ends. */
+static void test_epilog_sets_unreadable(pid_t io)
+{
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(26, "io", "trent", "sT26");
+	series(io, 26, 1);
+	chmod(sets_path, 0666);
+	release(26);
+	chmod(sets_path, 0644);
+	sets_gone_checks("sets file unreadable at the epilog", 26, "sT26", io);
+	in_unit("io", 0);
+}
+
+/* sets= gone and the job's epilog lost: reconcile (Slurm no longer
+ * lists the job) heals it the same way. */
+static void test_reconcile_sets_off(pid_t io)
+{
+	char saved[sizeof(cfg.sets)];
+	struct reconcile_report rep;
+	struct slurm_ask ask;
+
+	fresh(sets_text);
+	in_unit("io", io);
+	acquire(26, "io", "trent", "sT26");
+	series(io, 26, 1);
+	memcpy(saved, cfg.sets, sizeof(saved));
+	cfg.sets[0] = '\0';
+	tu_squeue(&ask, dir, "ok", "");
+	ok(reconcile_run(&cfg, &ask, false, &rep) == 0 && rep.removed == 1,
+	   "sets= gone, no epilog: reconcile drops job 26 (%zu removed)", rep.removed);
+	memcpy(cfg.sets, saved, sizeof(saved));
+	sets_gone_checks("sets= gone, healed by reconcile", 26, "sT26", io);
+	in_unit("io", 0);
+}
+
 /* User names as Slurm gives them, whatever they hold, make a safe label. */
 static void test_label_safety(pid_t io)
 {
@@ -697,8 +949,16 @@ int main(void)
 		test_prune_job_keyed_series(net);
 		test_prune_leaves_drop_counter(drops);
 		test_user_share(tiny);
+		test_records_full(io);
+		test_textfile_group(io);
+		test_textfile_group_unknown(io);
+		test_epilog_sets_off(io);
+		test_epilog_sets_unreadable(io);
+		test_reconcile_sets_off(io);
 	}
 	test_prune_ends_dropped_jobs();
+	test_prune_twice_keeps_end();
+	test_requeue_within_linger();
 	stop_exporter(io);
 	stop_exporter(two);
 	stop_exporter(odd);

@@ -416,6 +416,33 @@ static void test_node_slurm_down(void)
 	   "slurmd and slurmctld down: cannot tell, nothing changed");
 }
 
+/* No sets= (switched off), no job left, but the plugin noted that it
+ * started ebpf_exporter@io: reconcile stops that instance, by that name. */
+static void test_noted_set_unit_stopped(void)
+{
+	char units[600], p[600];
+
+	fresh(NULL, 1, "ok", "");
+	snprintf(p, sizeof(p), "%s/bin/active.d", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bin/active.d/ebpf_exporter@io.service", dir);
+	tu_write(p, "", 0);
+	snprintf(units, sizeof(units), "%s.units", cfg.state);
+	tu_write(units, "io ebpf_exporter@io.service\n", 28);
+	chmod(units, 0600);
+	{
+		struct reconcile_report rep;
+		char *log;
+
+		ok(reconcile(false, &rep) == 0, "reconcile runs");
+		log = tu_double_log(dir);
+		ok(has(log, "stop ebpf_exporter@io.service"), "the noted instance is stopped: %s", log);
+		free(log);
+	}
+	ok(access(units, F_OK) < 0, "... and no longer noted");
+	unlink(p);
+}
+
 int main(void)
 {
 	setup();
@@ -439,5 +466,6 @@ int main(void)
 	test_node_two_names();
 	test_node_unknown();
 	test_node_slurm_down();
+	test_noted_set_unit_stopped();
 	return tap_done();
 }

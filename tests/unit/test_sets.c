@@ -61,6 +61,11 @@ static void test_good_file(void)
 	ok(parse("default = a\n[a]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:1\n", &s, err,
 		 sizeof(err)) == 0 && !strcmp(s.unit, "spank-ebpf-exporter@.service") && s.always_mask == 1,
 	   "defaults: the template spank-ebpf-exporter@.service, always = default");
+	ok(!strcmp(s.textfile_group, "prometheus"),
+	   "the textfile's group: prometheus by default (Debian's node_exporter): %s", s.textfile_group);
+	ok(parse("textfile_group = node_exporter\ndefault = a\n[a]\ndescription = x\nconfigs = c\nlisten = :1\n",
+		 &s, err, sizeof(err)) == 0 && !strcmp(s.textfile_group, "node_exporter"),
+	   "textfile_group = node_exporter: %s", err);
 }
 
 static const struct {
@@ -103,6 +108,9 @@ static const struct {
 	{ "config_dir = /etc/$HOME\n", "config_dir may hold only printable ASCII, without spaces, \"$\", \"%\"" },
 	{ "unit = a@.service\nunit = b@.service\n", "sets.conf:2: unit given twice" },
 	{ "default io\n", "sets.conf:1: \"default io\": expected KEY = VALUE or [SET]" },
+	{ "textfile_group = a b\n", "sets.conf:1: textfile_group must be a group name" },
+	{ "textfile_group = -x\n", "sets.conf:1: textfile_group must be a group name" },
+	{ "textfile_group = abcdefghijklmnopqrstuvwxyz0123456\n", "textfile_group must be a group name" },
 	{ "[io]\n\0description = x\n", "holds NUL bytes" },
 };
 
@@ -143,9 +151,13 @@ static void test_requests(void)
 	ok(sets_request(&s, "iox", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "iox") && mask == 0,
 	   "an unknown set: refused, named");
 	ok(sets_request(&s, "io,iox,net", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "iox") &&
-	   mask == 5, "the known ones kept beside an unknown one (io, net)");
-	ok(sets_request(&s, "io,", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, ""),
-	   "a trailing comma: an empty name, refused");
+	   mask == 0, "an unknown name beside known ones: the whole request refused, mask %#x", mask);
+	ok(sets_request(&s, "io,", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "") && mask == 0,
+	   "a trailing comma: an empty name, refused, nothing requested (mask %#x)", mask);
+	ok(sets_request(&s, ",io", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "") && mask == 0,
+	   "a leading comma: refused, nothing requested (mask %#x)", mask);
+	ok(sets_request(&s, "io,,sched", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "") &&
+	   mask == 0, "two commas in a row: refused, nothing requested (mask %#x)", mask);
 	ok(sets_request(&s, "a\033[2Jb", &mask, badname, sizeof(badname)) < 0 && !strcmp(badname, "a?[2Jb"),
 	   "a name with control characters: shown with '?'");
 }

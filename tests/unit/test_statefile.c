@@ -82,7 +82,7 @@ static void test_store_and_load(void)
 	text = tu_slurp(path);
 	ok(text && !strcmp(text, "2\n11\n12\n"), "file holds count then IDs");
 	free(text);
-	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644, "state file mode 0644");
+	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "state file mode 0600: it lists jobs");
 	ok(load_state(&set) == 0 && set.n == 2 && jobset_contains(&set, 12), "load what was stored");
 	ok(statefile_peek(path, 12) == 1 && statefile_peek(path, 13) == 0,
 	   "lock-free peek finds a held job and not another");
@@ -334,6 +334,57 @@ static void test_read_only_directory(void)
 	free(text);
 }
 
+/* The mode of the file at p, or -1. */
+static int mode_of(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/* A 0644 state left by an older release: tightened at its first locked
+ * use, before a job changes it (a read, as a hold that changes nothing). */
+static void test_old_state_tightened(void)
+{
+	struct jobset set;
+
+	reset();
+	store_ids(two, 2);
+	chmod(path, 0644);
+	jobset_init(&set);
+	ok(load_state(&set) == 0 && set.n == 2, "an old 0644 state is read");
+	ok(mode_of(path) == 0600, "... and made 0600 at its first locked use (%04o)", mode_of(path));
+	jobset_free(&set);
+}
+
+/* The files beside the state (.jobs, .stats...): created 0600, and an old
+ * 0644 one made 0600 when read under the lock. */
+static void test_aux_files_private(void)
+{
+	struct statefile sf;
+	char p[700], buf[64];
+	size_t len;
+
+	reset();
+	snprintf(p, sizeof(p), "%s.jobs", path);
+	unlink(p);
+	if (statefile_open_locked(&sf, path, 2000) == 0)
+		statefile_write_aux(&sf, ".jobs", "job records", "7 alice - io 0\n", 15);
+	statefile_close(&sf);
+	ok(mode_of(p) == 0600, "a new .jobs is 0600 (%04o)", mode_of(p));
+	chmod(p, 0644);
+	if (statefile_open(&sf, path) == 0)
+		statefile_read_aux(&sf, ".jobs", buf, sizeof(buf), &len);
+	statefile_close(&sf);
+	ok(mode_of(p) == 0644, "a lock-free reader (root's status) changes nothing");
+	if (statefile_open_locked(&sf, path, 2000) == 0)
+		statefile_read_aux(&sf, ".jobs", buf, sizeof(buf), &len);
+	statefile_close(&sf);
+	ok(mode_of(p) == 0600 && !strcmp(buf, "7 alice - io 0\n"),
+	   "an old 0644 .jobs read under the lock: read, and made 0600 (%04o)", mode_of(p));
+	unlink(p);
+}
+
 int main(void)
 {
 	setup();
@@ -352,5 +403,7 @@ int main(void)
 	test_symlinked_lock_file_refused();
 	test_stuck_lock_holder();
 	test_read_only_directory();
+	test_old_state_tightened();
+	test_aux_files_private();
 	return tap_done();
 }

@@ -1,0 +1,105 @@
+#!/bin/bash
+# spank-ebpf's help as an admin asks for it: `SUB --help`, `SUB -h` and
+# `help SUB` answer on stdout with exit 0 for every subcommand, an unknown
+# option names the subcommand and where --help is; and the drift check:
+# each subcommand's options in its --help and in spank-ebpf(8)'s SYNOPSIS
+# are the same set (the help comes from the options tables, the man page
+# is written by hand). Needs no root and no Slurm.
+. "${srcdir:-.}/tests/lib/tap.sh"
+
+bin=${SPANK_EBPF_CMD:-${top_builddir:-.}/src/spank-ebpf/spank-ebpf}
+man=${SPANK_EBPF_MAN:-${srcdir:-.}/src/spank-ebpf/spank-ebpf.8.in}
+[ -x "$bin" ] || missing "built $bin (run make first)"
+[ -r "$man" ] || bail "cannot read $man"
+
+d=$(mktemp -d) || exit 1
+trap 'rm -rf "$d"' EXIT
+
+invoke() { # invoke ARGS...: the command; sets out, err, rc
+	out=$(env -i "$bin" "$@" 2>"$d/err") && rc=0 || rc=$?
+	err=$(cat "$d/err")
+}
+
+# section_lines TEXT HEADING: the lines under HEADING (a line of its own)
+# up to the next empty line.
+section_lines() {
+	printf '%s\n' "$1" | awk -v h="$2" '$0 == h { on = 1; next } on && /^$/ { exit } on'
+}
+
+# help_options SUB: the long options SUB's --help lists, one a line, sorted
+# (its own -h, --help left out: every command has it).
+help_options() {
+	section_lines "$(env -i "$bin" "$1" --help)" "Options:" |
+		sed -n 's/^  --\([a-z][a-z-]*\).*/\1/p' | sort -u
+}
+
+# man_options SUB: the long options spank-ebpf(8)'s SYNOPSIS gives SUB, one
+# a line, sorted: every synopsis entry (up to .br) naming SUB as a word.
+man_options() {
+	sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$man" | sed 's/\\-/-/g; s/\\f[BIRP]//g' |
+		awk -v sub_="$1" '
+		/^\.br/ || /^\.SH/ { if (has) print opts; has = 0; opts = ""; next }
+		{
+			line = $0
+			sub(/^\.[A-Z]+ /, "", line)
+			n = split(line, w, /[][ |]+/)
+			for (i = 1; i <= n; i++) {
+				if (w[i] == sub_)
+					has = 1
+				if (w[i] ~ /^--[a-z]/) {
+					o = w[i]; sub(/^--/, "", o); sub(/=.*/, "", o)
+					opts = opts " " o
+				}
+			}
+		}
+		END { if (has) print opts }' | tr ' ' '\n' | sed '/^$/d; /^help$/d' | sort -u
+}
+
+invoke --help
+is "--help: exit 0, nothing on stderr" "$rc:$err" "0:"
+commands=$(section_lines "$out" "Commands:" | awk '{ print $1 }')
+internal=$(section_lines "$out" "Run by Slurm, systemd and the plugin's timers, not by hand:" | awk '{ print $1 }')
+like "... lists the commands for admins" "$(echo $commands)" '^status reconcile metrics check-config report help'
+like "... and apart, those Slurm and systemd run" "$(echo $internal)" 'prolog epilog linger-end exporter admit'
+invoke help
+is "help: the same as --help" "$rc:$out" "0:$(env -i "$bin" --help)"
+
+for c in $commands $internal; do
+	invoke "$c" --help
+	is "$c --help: exit 0, nothing on stderr" "$rc:$err" "0:"
+	like "... its usage on stdout" "$out" "^usage: spank-ebpf (\[-c FILE\] )?$c( |\$)"
+	like "... an Options: section with -h, --help" "$(section_lines "$out" "Options:")" '^  -h, --help'
+	help=$out
+	invoke "$c" -h
+	is "$c -h: the same" "$rc:$out" "0:$help"
+	invoke help "$c"
+	is "help $c: the same" "$rc:$out" "0:$help"
+	invoke -c /nonexistent "$c" --help
+	is "-c FILE $c --help: the same, the file never read" "$rc:$out" "0:$help"
+done
+
+invoke status --bogus
+is "unknown option: exit 2, nothing on stdout" "$rc:$out" "2:"
+is "... names the subcommand and the option" "$(echo "$err" | head -n 1)" 'spank-ebpf: status: unknown option "--bogus"'
+like "... says where --help is" "$err" "^Try 'spank-ebpf status --help'"
+invoke check-config --sets=x FILE
+like "an option given a value it does not take: exit 2, where --help is" "$rc $err" "^Try 'spank-ebpf check-config --help'"
+is "... (exit 2)" "$rc" 2
+invoke help frobnicate
+like "help of an unknown command: exit 2" "$rc $err" '^2 spank-ebpf: help: unknown command "frobnicate"'
+invoke -c /nonexistent status --node -h
+unlike "-h as an option's value is the value, not a help request" "$out" '^usage:'
+is "... (the command ran: exit 2, the file cannot be read or not root)" "$rc" 2
+
+# --- drift: --help against spank-ebpf(8) ---
+# The extraction itself, on a command whose options are known.
+is "status's options as --help lists them" "$(help_options status | tr '\n' ' ')" "json node squeue "
+is "status's options as spank-ebpf(8) lists them" "$(man_options status | tr '\n' ' ')" "json node squeue "
+manual=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$man" | sed 's/\\-/-/g')
+for c in $commands $internal; do
+	[ "$c" = help ] && continue
+	like "spank-ebpf(8) SYNOPSIS has $c" "$manual" "(^|[ |])$c( |\$|\|)"
+	is "$c: the same options in --help and in spank-ebpf(8)" \
+		"$(help_options "$c" | tr '\n' ' ')" "$(man_options "$c" | tr '\n' ' ')"
+done
+done_testing
