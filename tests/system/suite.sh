@@ -15,10 +15,12 @@ system_suite() {
 	# Slurm (--ebpf=SET is parsed by each release's option code), and
 	# the job metrics' end to end (Prometheus, node_exporter) on one
 	# release: what it checks is the probes' and the plugin's, the same
-	# on every release, and it takes a minute or two. The upgrade from the
+	# on every release, and it takes a minute or two; one user's share
+	# of the probes' capacity (spank-io built for 4 jobs: half a
+	# minute) there too. The upgrade from the
 	# release before probe sets on the oldest Slurm (its packages built
 	# for it too: two more minutes).
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics upgrade" ;;
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share upgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's
