@@ -63,7 +63,7 @@ install -m 0755 "$load" "$NODE_ROOT/usr/local/bin/sse-probe-load"
 [net]
 description = TCP retransmits and connections of the job
 configs = spank-net
-listen = 127.0.0.1:9443
+listen = 127.0.0.1:943
 linger = 0
 EOT
 } >"$NODE_ROOT$SYS_SETS_FILE"

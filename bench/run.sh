@@ -22,15 +22,15 @@ textfile = none
 [io]
 description = Block I/O
 configs = spank-io
-listen = 127.0.0.1:9441
+listen = 127.0.0.1:941
 [sched]
 description = Run queue
 configs = spank-sched
-listen = 127.0.0.1:9442
+listen = 127.0.0.1:942
 [net]
 description = TCP and OOM kills
 configs = spank-net,spank-oom
-listen = 127.0.0.1:9443
+listen = 127.0.0.1:943
 EOT
 chmod 0644 "$work/sets.conf"
 sargs="state=$work/sstate systemctl=/bin/true sets=$work/sets.conf"

@@ -18,9 +18,16 @@
  * I/O submitted by kernel threads (buffered writeback by the flusher)
  * belongs to no job and is not recorded; a bio merged into another's
  * request counts with that request; a request whose first bio changed
- * (a front merge) is not recorded.
+ * (a front merge) is not recorded, and leaves nothing another request
+ * could be counted by (io_bios).
  */
+#define SPANK_DROPPED spank_io_dropped_total
 #include "spank_job.bpf.h"
+
+/* spank_io_dropped_total's map label (spank-io.yaml). */
+#define SPANK_IO_MAP_LATENCY 0
+#define SPANK_IO_MAP_BYTES 1
+#define SPANK_IO_MAP_BIOS 2
 
 #define SPANK_IO_OP_READ 0
 #define SPANK_IO_OP_WRITE 1
@@ -29,16 +36,45 @@
 /* 27: 2^27 us, about 134 s; values above go to that bucket. */
 #define SPANK_IO_MAX_BUCKET 27
 
+/* The most keys one job makes: 3 operations x (28 buckets + the sum),
+ * and 3 operations. */
+#define SPANK_IO_LATENCY_PER_JOB (3 * (SPANK_IO_MAX_BUCKET + 2))
+#define SPANK_IO_BYTES_PER_JOB 3
+
 /* REQ_OP_* are the low bits of cmd_flags (include/linux/blk_types.h). */
 #define SPANK_REQ_OP_MASK 0xff
 #define SPANK_REQ_OP_READ 0
 #define SPANK_REQ_OP_WRITE 1
 
-struct bio;
+struct request_queue;
+
+struct gendisk {
+	struct request_queue *queue;
+} __attribute__((preserve_access_index));
+
+struct block_device {
+	struct gendisk *bd_disk;
+} __attribute__((preserve_access_index));
+
+struct bvec_iter {
+	__u64 bi_sector;
+} __attribute__((preserve_access_index));
+
+/* The device: bi_bdev from 5.12, bi_disk before. */
+struct bio {
+	struct block_device *bi_bdev;
+	struct bvec_iter bi_iter;
+} __attribute__((preserve_access_index));
+
+struct bio___pre512 {
+	struct gendisk *bi_disk;
+} __attribute__((preserve_access_index));
 
 struct request {
+	struct request_queue *q;
 	unsigned int cmd_flags;
 	unsigned int __data_len;
+	__u64 __sector;
 	struct bio *bio;
 	__u64 start_time_ns;
 } __attribute__((preserve_access_index));
@@ -46,20 +82,43 @@ struct request {
 extern int LINUX_KERNEL_VERSION __kconfig;
 
 /* The job that submitted a bio, from its request's allocation to its
- * completion (scratch: not a metric).
+ * completion (scratch: not a metric), and what the request must still
+ * be at its completion for the entry to be its: on the bio's queue, at
+ * its sector, allocated no later than SPANK_IO_SLACK_NS after the
+ * entry was made.
  *
  * A plain hash map, not an LRU one: an LRU hash evicts before it is full
  * (its free lists are per CPU), and lost 10 of a job's 2000 direct writes
  * here beside another job's 6000. A plain hash is bounded by max_entries:
  * when it is full an update fails and that one request goes unrecorded.
- * A record is lost, never given to another job; a stale entry goes at the
- * next getrq of the same bio, or the completion of a request whose first
- * bio has its address. */
+ * A record is lost, never given to another job.
+ *
+ * An entry goes at its request's completion, or when its address comes
+ * back: at the next getrq of a bio there, or when a bio there is front-
+ * merged into another request. A front merge makes the new bio the
+ * request's first: the request's own entry (its old first bio) is left
+ * behind, and the bio slab hands its address out again at once, often
+ * to a bio front-merged into another job's request, which would then be
+ * counted for this job (seen: 1 in 150 such requests of another job).
+ * Hence the deletion at front merge and, for whatever other way an
+ * entry outlives its request, the queue, sector and age checks. */
+struct io_bio {
+	__u64 queue;  /* struct request_queue * */
+	__u64 sector; /* the bio's first sector: the request's while it is first */
+	__u64 ns;     /* when getrq ran, bpf_ktime_get_ns() */
+	__u32 job;
+	__u32 pad;
+};
+
+/* rq->start_time_ns is taken just before block_getrq runs for the same
+ * request; the slack allows for the two clock reads' distance. */
+#define SPANK_IO_SLACK_NS 10000000ULL
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u64); /* struct bio * */
-	__type(value, __u32);
+	__type(value, struct io_bio);
 } io_bios SEC(".maps");
 
 struct spank_io_latency_key {
@@ -75,14 +134,14 @@ struct spank_io_bytes_key {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, SPANK_JOBS_MAX * SPANK_IO_LATENCY_PER_JOB);
 	__type(key, struct spank_io_latency_key);
 	__type(value, __u64);
 } spank_io_latency_seconds SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, SPANK_JOBS_MAX * SPANK_IO_BYTES_PER_JOB);
 	__type(key, struct spank_io_bytes_key);
 	__type(value, __u64);
 } spank_io_bytes_total SEC(".maps");
@@ -108,20 +167,55 @@ static __always_inline int spank_io_old_args(void)
 	return LINUX_KERNEL_VERSION < KERNEL_VERSION(5, 10, 137);
 }
 
+/* The queue a bio is for. */
+static __always_inline __u64 spank_io_bio_queue(struct bio *bio)
+{
+	if (bpf_core_field_exists(bio->bi_bdev))
+		return (__u64)BPF_CORE_READ(bio, bi_bdev, bd_disk, queue);
+	return (__u64)BPF_CORE_READ((struct bio___pre512 *)bio, bi_disk, queue);
+}
+
 SEC("raw_tp/block_getrq")
 int spank_io_getrq(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 bio = spank_io_old_args() ? ctx->args[1] : ctx->args[0];
-	__u32 job;
+	struct io_bio e = {};
 
 	if (!bio)
 		return 0;
-	job = spank_job_of_current(SPANK_JOB_IO);
-	if (job)
-		bpf_map_update_elem(&io_bios, &bio, &job, BPF_ANY);
-	else /* a job's bio at this address that never reached issue is gone */
+	e.job = spank_job_of_current(SPANK_JOB_IO);
+	if (!e.job) { /* a job's bio at this address that never reached issue is gone */
+		bpf_map_delete_elem(&io_bios, &bio);
+		return 0;
+	}
+	e.queue = spank_io_bio_queue((struct bio *)bio);
+	e.sector = BPF_CORE_READ((struct bio *)bio, bi_iter.bi_sector);
+	e.ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&io_bios, &bio, &e, BPF_ANY))
+		spank_drop(SPANK_IO_MAP_BIOS, SPANK_DROP_FULL);
+	return 0;
+}
+
+/* A bio front-merged into a request becomes its first: an entry at its
+ * address is another request's, stale (see io_bios). Before 5.11 the
+ * tracepoint had the queue and the request first, as block_getrq. */
+SEC("raw_tp/block_bio_frontmerge")
+int spank_io_frontmerge(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 bio = spank_io_old_args() ? ctx->args[2] : ctx->args[0];
+
+	if (bio)
 		bpf_map_delete_elem(&io_bios, &bio);
 	return 0;
+}
+
+/* The entry is this request's: same queue and sector, made when it was
+ * allocated (give or take the slack), not before. */
+static __always_inline int spank_io_entry_is(const struct io_bio *e, struct request *rq, __u64 start)
+{
+	if (e->queue != (__u64)BPF_CORE_READ(rq, q) || e->sector != BPF_CORE_READ(rq, __sector))
+		return 0;
+	return !start || e->ns + SPANK_IO_SLACK_NS >= start;
 }
 
 SEC("raw_tp/block_rq_complete")
@@ -131,24 +225,28 @@ int spank_io_complete(struct bpf_raw_tracepoint_args *ctx)
 	struct spank_io_bytes_key bytes = {};
 	struct request *rq = (struct request *)ctx->args[0];
 	__u64 bio, start, now;
-	__u32 *job;
+	struct io_bio *e;
+	int ours;
 
 	/* The first completion of a request, partial or whole: later partial
 	 * ones find its next bio, which is not in io_bios. */
 	bio = (__u64)BPF_CORE_READ(rq, bio);
-	job = bpf_map_lookup_elem(&io_bios, &bio);
-	if (!job)
+	e = bpf_map_lookup_elem(&io_bios, &bio);
+	if (!e)
 		return 0;
-	lat.job = bytes.job = *job;
-	bpf_map_delete_elem(&io_bios, &bio);
-	lat.op = bytes.op = spank_io_op(rq);
-	spank_add(&spank_io_bytes_total, &bytes, BPF_CORE_READ(rq, __data_len));
 	start = BPF_CORE_READ(rq, start_time_ns);
+	ours = spank_io_entry_is(e, rq, start);
+	lat.job = bytes.job = e->job;
+	bpf_map_delete_elem(&io_bios, &bio);
+	if (!ours)
+		return 0;
+	lat.op = bytes.op = spank_io_op(rq);
+	spank_add(&spank_io_bytes_total, &bytes, BPF_CORE_READ(rq, __data_len), SPANK_IO_MAP_BYTES);
 	if (!start)
 		return 0;
 	now = bpf_ktime_get_ns();
 	now = now > start ? (now - start) / 1000 : 0;
-	SPANK_HIST_EXP2(spank_io_latency_seconds, lat, now, SPANK_IO_MAX_BUCKET);
+	SPANK_HIST_EXP2(spank_io_latency_seconds, lat, now, SPANK_IO_MAX_BUCKET, SPANK_IO_MAP_LATENCY);
 	return 0;
 }
 

@@ -10,7 +10,12 @@
  * the socket was created in (sk->sk_cgrp_data); an accepted connection's
  * socket inherits the listening socket's.
  */
+#define SPANK_DROPPED spank_net_dropped_total
 #include "spank_job.bpf.h"
+
+/* spank_net_dropped_total's map label (spank-net.yaml). */
+#define SPANK_NET_MAP_RETRANSMITS 0
+#define SPANK_NET_MAP_CONNECTIONS 1
 
 #define SPANK_IPPROTO_TCP 6
 #define SPANK_TCP_ESTABLISHED 1
@@ -50,14 +55,14 @@ struct spank_net_conn_key {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, SPANK_JOBS_MAX); /* one key per job */
 	__type(key, struct spank_net_job_key);
 	__type(value, __u64);
 } spank_net_tcp_retransmits_total SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, SPANK_JOBS_MAX * 2); /* connect, accept */
 	__type(key, struct spank_net_conn_key);
 	__type(value, __u64);
 } spank_net_tcp_connections_total SEC(".maps");
@@ -89,7 +94,7 @@ int spank_net_retransmit(struct bpf_raw_tracepoint_args *ctx)
 	key.job = spank_sock_job((struct sock *)ctx->args[0]);
 	if (!key.job)
 		return 0;
-	spank_add(&spank_net_tcp_retransmits_total, &key, 1);
+	spank_add(&spank_net_tcp_retransmits_total, &key, 1, SPANK_NET_MAP_RETRANSMITS);
 	return 0;
 }
 
@@ -113,7 +118,7 @@ int spank_net_set_state(struct bpf_raw_tracepoint_args *ctx)
 	key.job = spank_sock_job(sk);
 	if (!key.job)
 		return 0;
-	spank_add(&spank_net_tcp_connections_total, &key, 1);
+	spank_add(&spank_net_tcp_connections_total, &key, 1, SPANK_NET_MAP_CONNECTIONS);
 	return 0;
 }
 

@@ -16,7 +16,11 @@
  * kernel. Which of the two runs is decided when the object is loaded
  * (CO-RE); the other returns at once.
  */
+#define SPANK_DROPPED spank_oom_dropped_total
 #include "spank_job.bpf.h"
+
+/* spank_oom_dropped_total's map label (spank-oom.yaml). */
+#define SPANK_OOM_MAP_KILLS 0
 
 /* Only the existence of this field is asked: it came with the task
  * argument. */
@@ -47,7 +51,7 @@ struct spank_oom_key {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, SPANK_JOBS_MAX); /* one key per job */
 	__type(key, struct spank_oom_key);
 	__type(value, __u64);
 } spank_oom_kills_total SEC(".maps");
@@ -70,7 +74,7 @@ static __always_inline void spank_oom_count(struct task_struct *victim)
 
 	key.job = spank_job_of_task(victim, SPANK_JOB_OOM);
 	if (key.job)
-		spank_add(&spank_oom_kills_total, &key, 1);
+		spank_add(&spank_oom_kills_total, &key, 1, SPANK_OOM_MAP_KILLS);
 }
 
 SEC("raw_tp/mark_victim")

@@ -20,10 +20,17 @@
  * the filter's generation it was resolved for; any other task costs a
  * flag test, or a cache lookup (spank_job.bpf.h).
  */
+#define SPANK_DROPPED spank_sched_dropped_total
 #include "spank_job.bpf.h"
+
+/* spank_sched_dropped_total's map label (spank-sched.yaml). */
+#define SPANK_SCHED_MAP_LATENCY 0
+#define SPANK_SCHED_MAP_SEEN 1
 
 /* 26: 2^26 us, about 67 s. */
 #define SPANK_SCHED_MAX_BUCKET 26
+/* The most keys one job makes: 27 buckets and the sum. */
+#define SPANK_SCHED_LATENCY_PER_JOB (SPANK_SCHED_MAX_BUCKET + 2)
 /* include/linux/sched.h: a kernel thread. Not a job's task, even the few
  * attached to a cgroup (vhost workers before 6.4): never counted. */
 #define SPANK_PF_KTHREAD 0x00200000
@@ -64,7 +71,7 @@ struct spank_sched_latency_key {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, SPANK_JOBS_MAX * SPANK_SCHED_LATENCY_PER_JOB);
 	__type(key, struct spank_sched_latency_key);
 	__type(value, __u64);
 } spank_sched_runq_latency_seconds SEC(".maps");
@@ -95,9 +102,9 @@ static __always_inline void spank_sched_record(__u32 job, __u64 delay_ns, __u64 
 	key.bucket = spank_exp2_bucket(us / n);
 	if (key.bucket > SPANK_SCHED_MAX_BUCKET)
 		key.bucket = SPANK_SCHED_MAX_BUCKET;
-	spank_add(&spank_sched_runq_latency_seconds, &key, n);
+	spank_add(&spank_sched_runq_latency_seconds, &key, n, SPANK_SCHED_MAP_LATENCY);
 	key.bucket = SPANK_SCHED_MAX_BUCKET + 1;
-	spank_add(&spank_sched_runq_latency_seconds, &key, us);
+	spank_add(&spank_sched_runq_latency_seconds, &key, us, SPANK_SCHED_MAP_LATENCY);
 }
 
 SEC("tp_btf/sched_switch")
@@ -130,8 +137,10 @@ int spank_sched_switch(__u64 *ctx)
 	}
 	if (!s) {
 		s = bpf_task_storage_get(&runq_seen, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!s)
+		if (!s) {
+			spank_drop(SPANK_SCHED_MAP_SEEN, SPANK_DROP_FULL);
 			return 0;
+		}
 	}
 	total = ps->sched_info.run_delay;
 	count = ps->sched_info.pcount;

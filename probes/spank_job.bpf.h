@@ -96,7 +96,7 @@ struct task_struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SPANK_JOBS_MAX);
+	__uint(max_entries, SPANK_JOBS_KEYS);
 	__type(key, struct spank_job_key);
 	__type(value, struct spank_job_val);
 } spank_jobs SEC(".maps");
@@ -104,14 +104,20 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, SPANK_JOBS_GEN_FLAGS); /* the plugin adds atomically */
 	__type(key, __u32);
 	__type(value, __u64);
 } spank_jobs_gen SEC(".maps");
 
+/* cgid: the cgroup the answer is for, besides the key. An LRU hash
+ * recycles a replaced or evicted element at once, without waiting for
+ * readers: a program that looked up cgroup A may be reading an element
+ * that now holds cgroup B's answer, made in the current generation. */
 struct spank_job_cached {
+	__u64 cgid;
+	__u64 gen;
 	__u32 job;
 	__u32 configs;
-	__u64 gen;
 };
 
 struct {
@@ -224,10 +230,17 @@ static __always_inline __u32 spank_answer(__u32 job, __u32 configs, __u32 config
 static __always_inline int spank_cached(__u64 cgid, __u64 gen, __u32 config_bit, __u32 *job)
 {
 	struct spank_job_cached *c = bpf_map_lookup_elem(&spank_job_cache, &cgid);
+	__u32 j, cfg;
 
-	if (!c || c->gen != gen)
+	if (!c)
 		return 0;
-	*job = spank_answer(c->job, c->configs, config_bit);
+	/* The answer first, then whose and when it is: an element recycled
+	 * for another cgroup meanwhile fails the check (see above). */
+	j = *(volatile __u32 *)&c->job;
+	cfg = *(volatile __u32 *)&c->configs;
+	if (*(volatile __u64 *)&c->cgid != cgid || *(volatile __u64 *)&c->gen != gen)
+		return 0;
+	*job = spank_answer(j, cfg, config_bit);
 	return 1;
 }
 
@@ -239,6 +252,7 @@ static __always_inline __u32 spank_resolve(struct kernfs_node *kn, __u64 cgid, _
 {
 	struct spank_job_cached fresh = {};
 
+	fresh.cgid = cgid;
 	fresh.gen = gen;
 	fresh.job = spank_walk(kn, &fresh.configs);
 	bpf_map_update_elem(&spank_job_cache, &cgid, &fresh, BPF_ANY);
@@ -293,8 +307,32 @@ static __always_inline __u32 spank_job_of_current(__u32 config_bit)
 
 /* ---- metrics ------------------------------------------------------- */
 
-/* Adds n to the u64 at key in map, creating it at 0 first. */
-static __always_inline void spank_add(void *map, const void *key, __u64 n)
+/* The config's drop counter: SPANK_DROPPED is its map's name, defined by
+ * the config before it includes this header (spank_<config>_dropped_total,
+ * spank_job_map.h). Its keys: a few maps x reasons. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct spank_dropped_key);
+	__type(value, __u64);
+} SPANK_DROPPED SEC(".maps");
+
+/* Something the config's map map_id could not hold: counted, not silent. */
+static __always_inline void spank_drop(__u32 map_id, __u32 reason)
+{
+	struct spank_dropped_key k = { .map = map_id, .reason = reason };
+	__u64 one = 1, *v = bpf_map_lookup_elem(&SPANK_DROPPED, &k);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else if (bpf_map_update_elem(&SPANK_DROPPED, &k, &one, BPF_NOEXIST))
+		if ((v = bpf_map_lookup_elem(&SPANK_DROPPED, &k)))
+			__sync_fetch_and_add(v, 1); /* made meanwhile by another CPU */
+}
+
+/* Adds n to the u64 at key in map (the config's map map_id), creating it
+ * at 0 first; a map full counts a drop. */
+static __always_inline void spank_add(void *map, const void *key, __u64 n, __u32 map_id)
 {
 	__u64 *v = bpf_map_lookup_elem(map, key);
 
@@ -303,8 +341,10 @@ static __always_inline void spank_add(void *map, const void *key, __u64 n)
 
 		bpf_map_update_elem(map, key, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(map, key);
-		if (!v)
+		if (!v) {
+			spank_drop(map_id, SPANK_DROP_FULL);
 			return;
+		}
 	}
 	__sync_fetch_and_add(v, n);
 }
@@ -346,15 +386,15 @@ static __always_inline __u64 spank_exp2_bucket(__u64 v)
 /* One observation of value into an exp2 histogram map whose key (a
  * struct variable) ends with "__u64 bucket": the bucket's count, and the
  * sum at bucket max + 1 (ebpf_exporter's optional sum key). */
-#define SPANK_HIST_EXP2(map, key, value, max)                   \
+#define SPANK_HIST_EXP2(map, key, value, max, map_id)           \
 	do {                                                    \
 		__u64 spank_v_ = (value);                       \
 		(key).bucket = spank_exp2_bucket(spank_v_);     \
 		if ((key).bucket > (max))                       \
 			(key).bucket = (max);                   \
-		spank_add(&(map), &(key), 1);                   \
+		spank_add(&(map), &(key), 1, (map_id));         \
 		(key).bucket = (max) + 1;                       \
-		spank_add(&(map), &(key), spank_v_);            \
+		spank_add(&(map), &(key), spank_v_, (map_id));  \
 	} while (0)
 
 #endif

@@ -12,7 +12,7 @@
  * map_id, then BPF_MAP_GET_FD_BY_ID and BPF_OBJ_GET_INFO_BY_FD for the
  * name, key and value sizes).
  *
- * SPANK_JOBS_MAP (BPF_MAP_TYPE_HASH, SPANK_JOBS_MAX entries)
+ * SPANK_JOBS_MAP (BPF_MAP_TYPE_HASH, SPANK_JOBS_KEYS entries)
  *   key   struct spank_job_key: the NAME of the job's cgroup v2 directory,
  *         zero-padded to 64 bytes: "job_<id>" (Slurm's layout) or, with
  *         Slurm 26.05's default, the job's SLUID ("sEKNKTV3WPV500"). A
@@ -23,11 +23,18 @@
  *   recorded at all by that config: the programs drop its events in the
  *   kernel.
  *
- * SPANK_JOBS_GEN_MAP (BPF_MAP_TYPE_ARRAY, 1 entry)
+ * SPANK_JOBS_GEN_MAP (BPF_MAP_TYPE_ARRAY, 1 entry, SPANK_JOBS_GEN_FLAGS)
  *   key __u32 0, value __u64: a generation. The plugin increments it
  *   AFTER every change of SPANK_JOBS_MAP (update or delete): the programs
  *   keep a per-cgroup cache of their lookups (SPANK_JOB_CACHE_MAP) that is
- *   valid only for the generation it was made in.
+ *   valid only for the generation it was made in. The increment is an
+ *   atomic add on the map's memory (mmap'ed: the map is BPF_F_MMAPABLE),
+ *   never a lookup then an update: two processes change the filter at
+ *   once (a starting instance's lock-free admit beside a prolog under the
+ *   lock), and a read-then-write from both loses a change or moves the
+ *   generation back to a value an answer was cached in, which makes that
+ *   stale answer valid again. So every change gives a value never held
+ *   before.
  *
  * SPANK_JOB_CACHE_MAP (BPF_MAP_TYPE_LRU_HASH): the programs' own; the
  *   plugin leaves it alone.
@@ -38,6 +45,17 @@
  * of every metric map begins with the job ID (__u32, host byte order): the
  * plugin deletes a job's series by deleting every key whose first 4 bytes
  * are that ID. Scratch maps of the programs never start with "spank_".
+ *
+ * Capacity: a node observes at most SPANK_JOBS_MAX jobs per config at
+ * once; every metric map holds SPANK_JOBS_MAX x its per-job bound (the
+ * most keys one job can make there), so one job never takes another's
+ * room. The plugin reads the capacity of the running build from
+ * SPANK_JOBS_MAP's max_entries (SPANK_JOBS_KEYS: two names per job) and
+ * admits no user's job beyond half of it (observe.c). An update that
+ * fails all the same (a map full) is counted, never silent, in the
+ * config's spank_<config>_dropped_total map: key struct
+ * spank_dropped_key, value __u64. Its key does not begin with a job ID:
+ * the plugin leaves the four SPANK_*_DROPPED maps alone.
  *
  * The kernel keeps only the first 15 characters of a map's name
  * (BPF_OBJ_NAME_LEN - 1): compare kernel names with strncmp over at most
@@ -56,7 +74,14 @@
 #define SPANK_METRIC_PREFIX "spank_"
 #define SPANK_MAP_NAME_KERNEL_LEN 15
 
-#define SPANK_JOBS_MAX 4096
+/* Jobs observed at once per config; `make probes-tiny` builds with 4. */
+#ifndef SPANK_JOBS_MAX
+#define SPANK_JOBS_MAX 1024
+#endif
+#define SPANK_JOBS_KEYS (2 * SPANK_JOBS_MAX) /* "job_<id>" and the SLUID */
+/* BPF_F_MMAPABLE (linux/bpf.h; kernel 5.5+), spelled out: this header
+ * includes no BPF header. */
+#define SPANK_JOBS_GEN_FLAGS (1U << 10)
 #define SPANK_JOB_NAME_LEN 64
 
 /* The project's configs (ebpf_exporter --config.names) and their bits in
@@ -69,6 +94,20 @@
 #define SPANK_JOB_SCHED (1u << 1)
 #define SPANK_JOB_NET (1u << 2)
 #define SPANK_JOB_OOM (1u << 3)
+
+/* The configs' drop counters (metric names; the kernel keeps 15
+ * characters). */
+#define SPANK_IO_DROPPED "spank_io_dropped_total"
+#define SPANK_SCHED_DROPPED "spank_sched_dropped_total"
+#define SPANK_NET_DROPPED "spank_net_dropped_total"
+#define SPANK_OOM_DROPPED "spank_oom_dropped_total"
+/* spank_dropped_key.reason */
+#define SPANK_DROP_FULL 0 /* the map was full: an update failed */
+
+struct spank_dropped_key {
+	__u32 map; /* the config's own numbering, named in its YAML */
+	__u32 reason;
+};
 
 struct spank_job_key {
 	char name[SPANK_JOB_NAME_LEN];

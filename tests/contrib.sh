@@ -153,7 +153,7 @@ if [ -x "$cmd" ]; then
 	sed -n '/^# \/etc\/slurm\/spank_ebpf_sets\.conf: owned by root/,/^```$/p' "$top/docs/OPERATING.md" | sed '$d' >"$tmp/ops-sets.conf"
 	out=$("$cmd" check-config --sets "$tmp/ops-sets.conf" 2>&1)
 	tap_point "docs/OPERATING.md: the sets file example is valid" $? || show "$out"
-	sed 's/127\.0\.0\.1:9443/127.0.0.1:9441/' "$tmp/ops-sets.conf" >"$tmp/ops-bad.conf"
+	sed 's/127\.0\.0\.1:943/127.0.0.1:941/' "$tmp/ops-sets.conf" >"$tmp/ops-bad.conf"
 	out=$("$cmd" check-config --sets "$tmp/ops-bad.conf" 2>&1 | sed 's|[^ ]*/ops-bad\.conf|/etc/slurm/spank_ebpf_sets.conf|')
 	like "docs/OPERATING.md: its refusal example, as the parser words it" "$(tr '\n' ' ' <"$top/docs/OPERATING.md" | sed 's/  */ /g')" "$(printf '%s' "$out" | sed 's/[][().|*^$\\]/\\&/g')"
 else
@@ -173,9 +173,9 @@ if ! command -v ansible >/dev/null 2>&1 || [ ! -x "$cmd" ]; then
 else
 	cat >"$tmp/vars.yml" <<'YML'
 slurm_spank_ebpf_probe_sets:
-  - {name: io, description: Block I/O latency and bytes of the job, configs: [spank-io], listen: "127.0.0.1:9441", linger: 60}
-  - {name: sched, description: Run-queue latency, configs: spank-sched, listen: "127.0.0.1:9442"}
-  - {name: net, description: TCP and OOM kills, configs: [spank-net, spank-oom], listen: "127.0.0.1:9443"}
+  - {name: io, description: Block I/O latency and bytes of the job, configs: [spank-io], listen: "127.0.0.1:941", linger: 60}
+  - {name: sched, description: Run-queue latency, configs: spank-sched, listen: "127.0.0.1:942"}
+  - {name: net, description: TCP and OOM kills, configs: [spank-net, spank-oom], listen: "127.0.0.1:943"}
 slurm_spank_ebpf_probe_sets_default: [io, sched]
 slurm_spank_ebpf_probe_sets_always: [io]
 slurm_spank_ebpf_probe_sets_settings: {textfile: none, config_dir: /nonexistent/spank-ebpf-configs}
@@ -191,7 +191,7 @@ YML
 	tap_point "ansible: the sets file renders" $? || show "$(cat "$tmp/ansible.out")"
 	out=$("$cmd" check-config --sets "$tmp/sets.conf" 2>&1)
 	tap_point "ansible: check-config --sets accepts it" $? || show "$out"
-	like "ansible: its sets, defaults and linger as given" "$(printf '%s' "$out" | tr '\n' ' ')" 'probe sets: io, sched, net;.*set io: configs spank-io on 127\.0\.0\.1:9441, linger 60s: .*set net: configs spank-net,spank-oom on 127\.0\.0\.1:9443'
+	like "ansible: its sets, defaults and linger as given" "$(printf '%s' "$out" | tr '\n' ' ')" 'probe sets: io, sched, net;.*set io: configs spank-io on 127\.0\.0\.1:941, linger 60s: .*set net: configs spank-net,spank-oom on 127\.0\.0\.1:943'
 	like "ansible: default= and always= as given" "$(cat "$tmp/sets.conf")" '^default = io,sched$'
 	render spank_ebpf.conf.j2 "$tmp/line.conf"
 	like "ansible: the line names the sets file" "$(tail -n 1 "$tmp/line.conf")" ' sets=/etc/slurm/spank_ebpf_sets\.conf$'

@@ -34,7 +34,7 @@ default = io
 [io]
 description = Block I/O latency and bytes
 configs = bio
-listen = 127.0.0.1:9441
+listen = 127.0.0.1:941
 EOS
 chmod 0644 "$d/sets.conf"
 old_args="systemctl=$d/bin/systemctl state=$d/state"

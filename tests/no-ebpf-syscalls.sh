@@ -33,7 +33,7 @@ default = io
 [io]
 description = Block I/O latency and bytes
 configs = bio
-listen = 127.0.0.1:9441
+listen = 127.0.0.1:941
 EOS
 # Both lines name a systemctl that is never run: a job without --ebpf
 # starts nothing.

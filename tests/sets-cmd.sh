@@ -3,25 +3,51 @@
 # double: the sets file checked (check-config --sets, and through the
 # plugin's line), --ebpf=SET[,SET...] as the plugin's hooks and the
 # Prolog= program get it, status and metrics per set, linger-end --set,
-# and spank-ebpf exporter SET (what the template unit runs) exec'ing the
-# exporter with the set's configs and address.
+# and spank-ebpf exporter SET (what the template unit runs) binding the
+# set's address and exec'ing the exporter with the set's configs and the
+# socket. Then a hostile user who took a set's address first: the
+# exporter says who, status names it, report shows none of its numbers.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/lib/plugin.sh"
 need_root
-need_cmd python3 promtool
+need_cmd python3 promtool unshare ip setpriv
 plugin_built_faces
+# Every address here is in a network namespace of the test's own, and
+# /sys/fs/cgroup in a mount namespace of its own (report's owner check
+# reads the unit's cgroup.procs): nothing real is bound or touched, and
+# the sysctl that says which ports users may bind can be turned here.
+if [ "${SETS_CMD_PRIVATE:-}" != 1 ]; then
+	SETS_CMD_PRIVATE=1 exec unshare --net --mount --propagation private bash "$0" "$@"
+fi
+ip link set lo up || bail "no loopback in the test's own network namespace"
 
 d=$(mktemp -d /dev/shm/spank-ebpf-sets.XXXXXX) || exit 1
-www_pid= peer_pid=
-trap '[ -z "$www_pid" ] || kill "$www_pid" 2>/dev/null; [ -z "$peer_pid" ] || kill "$peer_pid" 2>/dev/null; rm -rf "$d"' EXIT
+www_pid= peer_pid= peer2_pid= raw_pid= fake_pid= made_jos=
+cleanup() {
+	local p
+	for p in "$www_pid" "$peer_pid" "$peer2_pid" "$raw_pid" "$fake_pid"; do
+		[ -z "$p" ] || kill "$p" 2>/dev/null
+	done
+	[ -z "$made_jos" ] || userdel jos__ 2>/dev/null
+	rm -rf "$d"
+}
+trap cleanup EXIT
 chmod 0755 "$d"
-mkdir -p "$d/bin" "$d/configs" "$d/prom" "$d/textfile" "$d/www"
+mkdir -p "$d/bin" "$d/configs" "$d/prom" "$d/textfile" "$d/www" "$d/run"
+chmod 1777 "$d/run"
 install -m 0755 "$top/tests/bin/systemctl-double" "$d/bin/systemctl"
 install -m 0755 "$top/tests/bin/systemd-run-double" "$d/bin/systemd-run"
 echo "$d/state" >"$d/bin/statefile"
 for c in bio sched tcp; do echo "metrics: {}" >"$d/configs/$c.yaml"; done
-# A stand-in exporter: records how it was run.
-printf '#!/bin/sh\necho "$0 $*" >"%s/exporter.args"\n' "$d" >"$d/bin/ebpf_exporter"
+# A stand-in exporter: records how it was run, and what it was handed:
+# LISTEN_PID its own, LISTEN_FDS, fd 3 a socket, CAP_NET_BIND_SERVICE
+# (bit 10) gone from its effective set.
+cat >"$d/bin/ebpf_exporter" <<EOF
+#!/bin/sh
+echo "\$0 \$*" >"$d/run/exporter.args"
+cap=\$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/\$\$/status)
+echo "pid=\$([ "\$LISTEN_PID" = "\$\$" ] && echo own) fds=\$LISTEN_FDS fd3=\$(readlink /proc/\$\$/fd/3 | cut -d: -f1) bind_cap=\$(( (0x\$cap >> 10) & 1 ))" >"$d/run/exporter.env"
+EOF
 chmod 0755 "$d/bin/ebpf_exporter"
 cat >"$d/sets.conf" <<EOF
 # the site's probe sets
@@ -35,18 +61,18 @@ textfile = $d/textfile
 [io]
 description = Block I/O latency and bytes
 configs = bio
-listen = 127.0.0.1:9441
+listen = 127.0.0.1:941
 linger = 30
 
 [sched]
 description = Run-queue latency
 configs = sched
-listen = 127.0.0.1:9442
+listen = 127.0.0.1:942
 
 [net]
 description = TCP retransmits
 configs = tcp
-listen = 127.0.0.1:9443
+listen = 127.0.0.1:943
 EOF
 args="systemctl=$d/bin/systemctl state=$d/state sets=$d/sets.conf"
 printf 'optional /usr/lib/slurm/spank_ebpf.so %s\n' "$args" >"$d/plugstack.conf"
@@ -73,26 +99,26 @@ reset() {
 # --- check-config ---------------------------------------------------------
 run check-config --sets "$d/sets.conf"
 is "check-config --sets: a good file, exit 0" "$rc $(echo "$out" | head -n 1)" "0 $d/sets.conf: valid"
-like "... its sets listed" "$out" "^set io: configs bio on 127.0.0.1:9441, linger 30s: Block I/O latency and bytes$"
+like "... its sets listed" "$out" "^set io: configs bio on 127.0.0.1:941, linger 30s: Block I/O latency and bytes$"
 run check-config "$d/plugstack.conf"
 like "check-config of the line: its sets file checked too" "$rc $out" "^0 .*valid: .* sets=$d/sets.conf"
 run check-config --sets - <<<"default = io
 [io]
 description = x
 configs = bio
-listen = :9441
+listen = :941
 [net]
 description = y
 configs = tcp
-listen = 127.0.0.1:9441"
+listen = 127.0.0.1:941"
 is "clashing ports: refused, naming the line" "$rc $err" \
-	"1 spank-ebpf: check-config: (standard input):9: set net: listen port 9441 is also set io's (line 5)"
+	"1 spank-ebpf: check-config: (standard input):9: set net: listen port 941 is also set io's (line 5)"
 run check-config --sets - <<<"config_dir = $d/configs
 default = io
 [io]
 description = x
 configs = bio,nosuch
-listen = :9441"
+listen = :941"
 is "a config with no file in config_dir: refused, naming it" "$rc $err" \
 	"1 spank-ebpf: check-config: set io: config nosuch: no \"$d/configs/nosuch.yaml\" (No such file or directory)"
 run check-config --sets - <<<"config_dir = /nonexistent/configs
@@ -100,18 +126,18 @@ default = io
 [io]
 description = x
 configs = nosuch
-listen = :9441"
+listen = :941"
 like "config_dir not on this host (a submit host): not checked, said" "$rc $out" \
 	'^0 .*note: config_dir "/nonexistent/configs" is not on this host'
 run check-config --sets - <<<"default = io
 [IO]"
 is "a bad set name: refused, naming the line" "$rc $err" \
 	"1 spank-ebpf: check-config: (standard input):2: \"[IO]\": a set's name is [a-z][a-z0-9_-]*, at most 32 characters, in brackets"
-sed 's/^listen = 127.0.0.1:9443$/listen = 127.0.0.1:9441/' "$d/sets.conf" >"$d/bad.sets"
+sed 's/^listen = 127.0.0.1:943$/listen = 127.0.0.1:941/' "$d/sets.conf" >"$d/bad.sets"
 printf 'optional /usr/lib/slurm/spank_ebpf.so systemctl=/bin/true sets=%s\n' "$d/bad.sets" >"$d/bad.conf"
 run check-config "$d/bad.conf"
 like "check-config of a line whose sets file is wrong: refused" "$rc $err" \
-	"^1 spank-ebpf: check-config: $d/bad.sets:[0-9]+: set net: listen port 9441 is also set io's"
+	"^1 spank-ebpf: check-config: $d/bad.sets:[0-9]+: set net: listen port 941 is also set io's"
 
 # --- the hooks, both faces --------------------------------------------------
 hook() { # hook plugin|program prolog|epilog JOB [VAR=VALUE...]
@@ -178,10 +204,15 @@ is "linger-end --set=io at the window's end: io stopped" "$(calls)" \
 
 # --- job records, job_info, report --------------------------------------------
 # The set's exporter is a plain HTTP server with a fixed /metrics: two
-# jobs' series, as ebpf_exporter writes the spank-io config's.
+# jobs' series, as ebpf_exporter writes the spank-io config's. It runs as
+# the io unit's process: its PID in the unit's cgroup.procs, in a cgroup
+# tree of the test's own (a tmpfs over /sys/fs/cgroup, this mount
+# namespace only), where report's owner check looks.
 reset
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-sed -i "s/^listen = 127.0.0.1:9441$/listen = 127.0.0.1:$port/" "$d/sets.conf"
+port=941
+cg=/sys/fs/cgroup/system.slice/system-ebpf_exporter.slice
+mount -t tmpfs spank-ebpf-test-cgroup /sys/fs/cgroup || bail "cannot mount a tmpfs over /sys/fs/cgroup in the test's mount namespace"
+mkdir -p "$cg/ebpf_exporter@io.service" "$cg/ebpf_exporter@net.service"
 {
 	echo '# HELP ebpf_exporter_spank_io_latency_seconds Block I/O request latency'
 	echo '# TYPE ebpf_exporter_spank_io_latency_seconds histogram'
@@ -199,10 +230,11 @@ sed -i "s/^listen = 127.0.0.1:9441$/listen = 127.0.0.1:$port/" "$d/sets.conf"
 } >"$d/www/metrics"
 python3 -m http.server --bind 127.0.0.1 --directory "$d/www" "$port" >/dev/null 2>&1 &
 www_pid=$!
+echo "$www_pid" >"$cg/ebpf_exporter@io.service/cgroup.procs"
 wait_until 20 "the stand-in /metrics answers" python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "http://127.0.0.1:$port/metrics"
-hook program prolog 5 "$OPT=io" SLURM_JOB_USER=alice SLURM_JOB_SLUID=sEKNKTV3WPV500
-hook plugin prolog 6 "$OPT=io" SLURM_JOB_USER=bob
-hook program prolog 7 "$OPT=io" SLURM_JOB_USER=nobody
+hook program prolog 5 "$OPT=io" SLURM_JOB_USER=alice SLURM_JOB_UID=4001 SLURM_JOB_SLUID=sEKNKTV3WPV500
+hook plugin prolog 6 "$OPT=io" SLURM_JOB_USER=bob SLURM_JOB_UID=4002
+hook program prolog 7 "$OPT=io" SLURM_JOB_USER=nobody SLURM_JOB_UID="$(id -u nobody)"
 tf=$(cat "$d/textfile/spank_ebpf_jobs.prom" 2>&1)
 like "job_info: job 5 with its user and SLUID from the prolog's environment (program face)" "$tf" \
 	'^spank_ebpf_job_info\{jobid="5",user="alice",sluid="sEKNKTV3WPV500",sets="io"\} 1$'
@@ -284,6 +316,209 @@ www_pid=
 run -c "$d/plugstack.conf" report 5
 like "report with the set's exporter down: exit 1, naming the set and the address" "$rc $err" \
 	"^1 spank-ebpf: report: set io: cannot connect to 127.0.0.1:$port: Connection refused"
+# --- report: what an exporter or another user cannot make it do --------------
+# Stand-in exporters that serve raw bytes (a status line with terminal
+# escapes and bytes >= 0x80; a job with bytes but no latency buckets) or
+# accept and never answer; a second sets file naming them, its own state,
+# and a report service with its own slot directory.
+cat >"$d/rawhttp.py" <<'EOF'
+import os, select, socket, sys
+# rawhttp.py PORTFILE NAME=FILE|NAME=hang...: one loopback listener per
+# NAME, on privileged ports from 961 (a set's listen= must be one; this
+# network namespace is the test's own); "NAME PORT" lines in PORTFILE
+# once all listen.
+lsn, what, held = {}, {}, []
+for i, arg in enumerate(sys.argv[2:]):
+    name, src = arg.split("=", 1)
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 961 + i))
+    s.listen(64)
+    lsn[s] = name
+    what[name] = None if src == "hang" else open(src, "rb").read()
+with open(sys.argv[1] + ".tmp", "w") as f:
+    for s, name in lsn.items():
+        f.write("%s %d\n" % (name, s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    for s in select.select(list(lsn), [], [])[0]:
+        c, _ = s.accept()
+        body = what[lsn[s]]
+        if body is None:
+            held.append(c)  # accepted, never answered
+            continue
+        c.settimeout(2)
+        try:
+            c.recv(4096)
+            c.sendall(body)
+        except OSError:
+            pass
+        c.close()
+EOF
+{
+	printf 'HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n'
+	echo '# TYPE ebpf_exporter_spank_io_latency_seconds histogram'
+	echo 'ebpf_exporter_spank_io_latency_seconds_bucket{jobid="35",operation="read",le="0.001"} 3'
+	echo 'ebpf_exporter_spank_io_latency_seconds_bucket{jobid="35",operation="read",le="+Inf"} 4'
+	echo '# TYPE ebpf_exporter_spank_io_bytes_total counter'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="35",operation="read"} 4096'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="36",operation="write"} 8192'
+	echo 'ebpf_exporter_spank_io_bytes_total{jobid="39",operation="read"} NaN'
+	echo '# TYPE ebpf_exporter_spank_net_tcp_retransmits_total counter'
+	echo 'ebpf_exporter_spank_net_tcp_retransmits_total{jobid="39"} +Inf'
+} >"$d/good.http"
+printf 'HTTP/1.0 500 \033]0;PWNED\007\033[2J\xff\xfe\r\n\r\n' >"$d/evil.http"
+python3 "$d/rawhttp.py" "$d/ports" good="$d/good.http" evil="$d/evil.http" \
+	h1=hang h2=hang h3=hang h4=hang h5=hang h6=hang &
+raw_pid=$!
+wait_until 20 "the raw stand-ins listen" test -s "$d/ports"
+# Each runs as its set's unit, for report's owner check.
+while read -r name p; do
+	mkdir -p "$cg/ebpf_exporter@$name.service"
+	echo "$raw_pid" >"$cg/ebpf_exporter@$name.service/cgroup.procs"
+done <"$d/ports"
+{
+	echo "unit = ebpf_exporter@.service"
+	echo "exporter = $d/bin/ebpf_exporter"
+	echo "config_dir = $d/configs"
+	echo "default = good"
+	while read -r name p; do
+		printf '[%s]\ndescription = stand-in %s\nconfigs = bio\nlisten = 127.0.0.1:%s\n' "$name" "$name" "$p"
+	done <"$d/ports"
+} >"$d/sets2.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so systemctl=%s state=%s sets=%s\n' \
+	"$d/bin/systemctl" "$d/state2" "$d/sets2.conf" >"$d/plugstack2.conf"
+hook2() { # hook2 JOB SETS [VAR=VALUE...]: the prolog, under the second line
+	local j=$1 s=$2
+	shift 2
+	env -i SLURM_JOB_ID="$j" SLURM_SCRIPT_CONTEXT=prolog_slurmd "$OPT=$s" "$@" \
+		"$cmd" -c "$d/plugstack2.conf" 2>>"$d/log"
+}
+nobody_uid=$(id -u nobody)
+hook2 21 evil SLURM_JOB_USER=alice SLURM_JOB_UID=4241
+hook2 31 good SLURM_JOB_USER=nob SLURM_JOB_UID=4242
+hook2 32 good SLURM_JOB_USER=josé SLURM_JOB_UID=4243
+hook2 33 good SLURM_JOB_USER=ghost SLURM_JOB_UID=54321
+hook2 35 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
+hook2 36 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
+hook2 37 h1,h2 SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
+hook2 38 h1,h2,h3,h4,h5,h6 SLURM_JOB_USER=alice SLURM_JOB_UID=4241
+hook2 39 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
+# A record written by the previous release: no uid.
+echo "34 nobody - good 0" >>"$d/state2.jobs"
+like "the records name each job's uid (SLURM_JOB_UID)" "$(cat "$d/state2.jobs")" "^33 ghost - good 0 54321$"
+
+# Item 1: the status line of a hostile "exporter" reaches no terminal raw.
+"$cmd" -c "$d/plugstack2.conf" report 21 >"$d/out" 2>&1 && rc=0 || rc=$?
+is "report of a job whose exporter answers escapes: exit 1, no ESC, BEL or byte >= 0x80 in it" \
+	"$rc $(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$d/out")" "1 0"
+like "... the status line shown escaped" "$(cat "$d/out")" \
+	'^spank-ebpf: report: set evil: 127\.0\.0\.1:[0-9]+ answered "HTTP/1\.0 500 \\x1b\]0;PWNED\\x07\\x1b\[2J\\xff\\xfe"$'
+"$cmd" -c "$d/plugstack2.conf" report --json 21 >"$d/out" 2>&1 && rc=0 || rc=$?
+is "report --json of it: ASCII only, valid JSON, the bytes escaped" \
+	"$rc $(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$d/out") $(python3 -c '
+import json, sys
+e = json.loads(open(sys.argv[1], "rb").read().decode("ascii"))["errors"][0]
+print(ascii(e[e.index("answered"):]))' "$d/out" 2>&1)" \
+	"1 0 'answered \"HTTP/1.0 500 \\x1b]0;PWNED\\x07\\x1b[2J\\xff\\xfe\"'"
+run -c "$d/plugstack2.conf" report --json 39
+is "report --json of a job whose exporter serves NaN and +Inf: valid JSON, those samples left out" \
+	"$rc $(printf '%s' "$out" | python3 -c '
+import json, sys
+def no(c):
+    raise ValueError("not JSON: " + c)
+d = json.loads(sys.stdin.read(), parse_constant=no)
+print(d["io"], d["net"])' 2>&1)" "0 None None"
+
+# Item 9: bytes without latency buckets are no contradiction.
+run -c "$d/plugstack2.conf" report 36
+is "report of a job with I/O bytes but no latency: bytes, latency not measured" "$rc $out" \
+	"0 job 36 (user nobody), probe sets good
+  I/O write  8192 bytes, latency not measured (the device keeps no request start times)"
+
+# Item 3: who asks is a uid (SO_PEERCRED), compared with the job's.
+sock2=$d/report2.sock
+mkdir -m 0700 "$d/slots"
+systemd-socket-activate -l "$sock2" --accept --inetd -E RUNTIME_DIRECTORY="$d/slots" \
+	"$cmd" -c "$d/plugstack2.conf" report --peer 2>"$d/peer2.log" &
+peer2_pid=$!
+wait_until 20 "the second report socket" test -S "$sock2"
+chmod 0666 "$sock2"
+ask() { # ask UID JOB: a report through the service as UID; sets out (both streams), rc
+	out=$(setpriv --reuid="$1" --regid="$1" --clear-groups "$cmd" report --socket "$sock2" "$2" 2>&1) &&
+		rc=0 || rc=$?
+}
+notyours() { echo "1 spank-ebpf: report: job $1 holds no probe set on this node (or is not yours)"; }
+ask "$nobody_uid" 35
+like "nobody asks of nobody's job (uid $nobody_uid): its figures" "$rc $out" "^0 job 35 \\(user nobody\\)"
+ask "$nobody_uid" 31
+is "nobody asks of nob's job (a name it begins with): refused" "$rc $out" "$(notyours 31)"
+ask 54321 33
+like "uid 54321, no passwd entry, asks of its own job: its figures" "$rc $out" "^0 job 33 \\(user ghost\\)"
+ask 54321 31
+is "uid 54321 asks of another's job: refused, not root's view" "$rc $out" "$(notyours 31)"
+ask "$nobody_uid" 34
+is "a record without uid (previous release): nobody, its user by name, is refused" "$rc $out" "$(notyours 34)"
+run -c "$d/plugstack2.conf" report 34
+like "... root sees it" "$rc $out" "^0 job 34 \\(user nobody\\)"
+like "the service logs a uid without a name as its number" "$(cat "$d/peer2.log")" \
+	"job 31 for uid 54321: exit 1$"
+# A real user named jos__ (made here, removed on exit unless it was there).
+if ! getent passwd jos__ >/dev/null && useradd -r -M -N -g nogroup -s /usr/sbin/nologin jos__ 2>/dev/null; then
+	made_jos=1
+fi
+if getent passwd jos__ >/dev/null; then
+	ask "$(id -u jos__)" 32
+	is "jos__ asks of josé's job (the same cleaned name): refused" "$rc $out" "$(notyours 32)"
+else
+	skip_point "useradd jos__ refused here"
+fi
+
+# Item 4: at most four answers at once per uid; an idle connection ends
+# within the request's 2 s.
+slots_taken() { # slots_taken UID: how many of UID's slot files are locked
+	local f i k=0
+	for f in "$d/slots/$1".*; do
+		[ -e "$f" ] || continue
+		i=$(stat -c %i "$f")
+		grep -Eq "OFDLCK .*:$i " /proc/locks && k=$((k + 1))
+	done
+	echo "$k"
+}
+for i in 1 2 3 4; do
+	setpriv --reuid="$nobody_uid" --regid="$nobody_uid" --clear-groups \
+		"$cmd" report --socket "$sock2" 37 >/dev/null 2>&1 &
+	eval "slow_$i=\$!"
+done
+wait_for 5 "four reports of nobody's under way" 4 slots_taken "$nobody_uid"
+t0=$(date +%s%N)
+ask "$nobody_uid" 35
+is "a fifth report of nobody's at once: refused at once, said" \
+	"$rc $out $((($(date +%s%N) - t0) / 1000000 < 1500))" \
+	"2 spank-ebpf: report: too many reports of yours at once (4 at most): try again when one has ended 1"
+ask 54321 33
+like "... meanwhile another user's report is answered" "$rc $out" "^0 job 33 \\(user ghost\\)"
+for i in 1 2 3 4; do eval "wait \$slow_$i"; done
+ask "$nobody_uid" 35
+like "once they ended, nobody's next report is answered" "$rc $out" "^0 job 35 \\(user nobody\\)"
+is "the slot files: root's, 0600" "$(stat -c '%U %a' "$d/slots/$nobody_uid".* | sort -u)" "root 600"
+t0=$(date +%s%N)
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10); s.recv(1)' "$sock2"
+is "an idle connection is closed within the request's 2 s" "$((($(date +%s%N) - t0) / 1000000 < 3000))" 1
+
+# The budget: each set 3 s, the whole report 15 s (the unit's RuntimeMaxSec=30).
+t0=$(date +%s%N)
+run -c "$d/plugstack2.conf" report 38
+ms=$((($(date +%s%N) - t0) / 1000000))
+is "six sets that never answer: the report ends within 16 s ($ms ms), exit 1" "$rc $((ms < 16000))" "1 1"
+is "... naming each set that did not answer" "$(printf '%s\n' "$err" | grep -Eo '^spank-ebpf: report: set h[1-6]: ' | sort | tr -d '\n')" \
+	"$(printf 'spank-ebpf: report: set h%s: ' 1 2 3 4 5 6)"
+like "... the last one not asked: the report's time was spent" "$err" \
+	"^spank-ebpf: report: set h6: not read: the report's 15 s were spent$"
+kill "$peer2_pid" "$raw_pid"
+wait "$peer2_pid" "$raw_pid" 2>/dev/null
+peer2_pid= raw_pid=
+
 hook program epilog 5 "$OPT=io"
 like "epilog: job 5's join key stays while io lingers (30 s)" "$(cat "$d/textfile/spank_ebpf_jobs.prom")" 'jobid="5"'
 run -c "$d/plugstack.conf" admit io
@@ -298,20 +533,122 @@ run -c "$d/plugstack.conf" admit nosuch
 is "admit of an unknown set: exit 2" "$rc" 2
 
 # --- exporter SET ------------------------------------------------------------
-run -c "$d/plugstack.conf" exporter sched
-is "exporter sched: becomes the exporter with the set's configs and address" \
-	"$rc $(cat "$d/exporter.args" 2>&1)" \
-	"0 $d/bin/ebpf_exporter --config.dir=$d/configs --config.names=sched --web.listen-address=127.0.0.1:9442 --config.strict --capabilities.keep=none"
-like "... and says so on stderr (the unit's journal)" "$err" "^spank-ebpf: exporter: set sched: $d/bin/ebpf_exporter "
+# As the unit runs it: a user of its own (nobody here) with
+# CAP_NET_BIND_SERVICE ambient (the unit's AmbientCapabilities=).
+run_unit() { # run_unit ARGS...: sets out, err, rc
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+net_bind_service \
+		--ambient-caps=+net_bind_service "$cmd" "$@" 2>"$d/err") && rc=0 || rc=$?
+	err=$(cat "$d/err")
+}
+run_unit -c "$d/plugstack.conf" exporter sched
+is "exporter sched: becomes the exporter with the set's configs, the address handed over as fd://0" \
+	"$rc $(cat "$d/run/exporter.args" 2>&1)" \
+	"0 $d/bin/ebpf_exporter --config.dir=$d/configs --config.names=sched --web.listen-address=fd://0 --config.strict --capabilities.keep=none"
+is "... its own pid in LISTEN_PID, LISTEN_FDS=1, fd 3 a socket, CAP_NET_BIND_SERVICE dropped" \
+	"$(cat "$d/run/exporter.env" 2>&1)" "pid=own fds=1 fd3=socket bind_cap=0"
+like "... and says so on stderr (the unit's journal)" "$err" "^spank-ebpf: exporter: set sched: 127.0.0.1:942 bound; $d/bin/ebpf_exporter "
+rm -f "$d/run/exporter.args"
+run -c "$d/plugstack.conf" exporter --check sched
+is "exporter --check sched (the unit's ExecStartPre): the address is free, exit 0, nothing run" \
+	"$rc;$err;$(test -e "$d/run/exporter.args" && echo ran || echo not run)" "0;;not run"
 run -c "$d/plugstack.conf" exporter iox
 is "exporter with an unknown set: exit 1, said" "$rc $err" \
 	"1 spank-ebpf: exporter: unknown probe set \"iox\"; declared in \"$d/sets.conf\": io, sched, net"
-rm "$d/configs/tcp.yaml"
+mv "$d/configs/tcp.yaml" "$d/tcp.yaml"
 run -c "$d/plugstack.conf" exporter net
 is "exporter net, its config's file gone: exit 1, naming it" "$rc $err" \
 	"1 spank-ebpf: exporter: set net: config tcp: no \"$d/configs/tcp.yaml\" (No such file or directory)"
-rm "$d/bin/ebpf_exporter"
+mv "$d/tcp.yaml" "$d/configs/tcp.yaml"
+mv "$d/bin/ebpf_exporter" "$d/bin/ebpf_exporter.away"
 run -c "$d/plugstack.conf" exporter io
 is "exporter io, the binary missing: exit 1" "$rc" 1
 like "... naming it" "$err" "^spank-ebpf: exporter: cannot run \"$d/bin/ebpf_exporter\": No such file or directory$"
+mv "$d/bin/ebpf_exporter.away" "$d/bin/ebpf_exporter"
+
+# --- a user who takes a set's address -------------------------------------------
+# A node whose users may bind the sets' ports is refused, by the exporter
+# and by check-config.
+unpriv=/proc/sys/net/ipv4/ip_unprivileged_port_start
+echo 900 >"$unpriv"
+run -c "$d/plugstack.conf" exporter sched
+is "ip_unprivileged_port_start 900: exporter sched (942) refuses, exit 1, said" "$rc $err" \
+	"1 spank-ebpf: exporter: set sched: port 942 is not privileged on this node (net.ipv4.ip_unprivileged_port_start = 900): any user could bind 127.0.0.1:942 first; set the sysctl above 942"
+run check-config "$d/plugstack.conf"
+like "... check-config on the node says the same" "$rc $err" \
+	"^1 spank-ebpf: check-config: set io: port 941 is not privileged on this node \\(net.ipv4.ip_unprivileged_port_start = 900\\)"
+# A user binds net's address while the sysctl lets them (then it is put
+# back), and serves fake figures with terminal escapes: what root's
+# report must never show as a job's.
+echo 0 >"$unpriv"
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c '
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 943))
+s.listen(8)
+body = (b"ebpf_exporter_spank_io_bytes_total{jobid=\"8\",operation=\"read\"} 999999999999\n"
+        b"ebpf_exporter_spank_oom_kills_total{jobid=\"8\",x=\"\x1b]0;PWNED\x07\x1b[2J\"} 7\n")
+while True:
+    c, _ = s.accept()
+    try:
+        c.recv(4096)
+        c.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n" + body)
+    finally:
+        c.close()
+' >/dev/null 2>&1 &
+fake_pid=$!
+wait_until 20 "the user's server on 127.0.0.1:943" sh -c 'ss -Hltn "sport = :943" | grep -q .'
+echo 1024 >"$unpriv"
+nobody_uid=$(id -u nobody)
+taken="uid $nobody_uid (nobody), pid $fake_pid (python3)"
+run -c "$d/plugstack.conf" exporter net
+is "exporter net, its address taken by a user: exit 1, saying by whom" "$rc $err" \
+	"1 spank-ebpf: exporter: set net: cannot listen on 127.0.0.1:943: it is taken by $taken"
+run -c "$d/plugstack.conf" exporter --check net
+is "exporter --check net (root, before the unit's start): the same line" "$rc $err" \
+	"1 spank-ebpf: exporter: set net: cannot listen on 127.0.0.1:943: it is taken by $taken"
+# The unit's start fails (its ExecStartPre, exporter --check, said the
+# line above): the plugin logs that line from the start's journal.
+echo fail >"$d/bin/behaviour"
+echo 0123456789abcdef0123456789abcdef >"$d/bin/invocation"
+{
+	echo "Starting ebpf_exporter@net.service - ebpf_exporter for the probe set net (slurm-spank-ebpf)..."
+	echo "$err"
+	echo "ebpf_exporter@net.service: Control process exited, code=exited, status=1/FAILURE"
+	echo "ebpf_exporter@net.service: Failed with result 'exit-code'."
+	echo "Failed to start ebpf_exporter@net.service - ebpf_exporter for the probe set net (slurm-spank-ebpf)."
+} >"$d/bin/journal"
+printf '#!/bin/sh\ncat "%s/bin/journal"\n' "$d" >"$d/bin/journalctl"
+chmod 0755 "$d/bin/journalctl"
+reset
+hook plugin prolog 9 "$OPT=net" SLURM_JOB_USER=alice
+like "the set's start fails: the plugin logs the taken-by line as what the unit said" "$(cat "$d/log")" \
+	"ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
+rm -f "$d/bin/behaviour" "$d/bin/invocation" "$d/bin/journalctl"
+reset
+hook program prolog 8 "$OPT=net" SLURM_JOB_USER=alice
+run -c "$d/plugstack.conf" status --json --node node7 --squeue /bin/false
+is "status --json: an anomaly address_taken naming the holder" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([a["message"] for a in d["anomalies"] if a["kind"] == "address_taken"])' 2>&1)" \
+	"['set net: its address 127.0.0.1:943 is held by $taken, not by ebpf_exporter@net.service']"
+run -c "$d/plugstack.conf" status --node node7 --squeue /bin/false
+like "status: the same, as text" "$out" \
+	"^anomaly: set net: its address 127\\.0\\.0\\.1:943 is held by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\), not by ebpf_exporter@net\\.service$"
+run -c "$d/plugstack.conf" report 8
+is "report 8 (root), net's address held by the user: exit 1, no figures of theirs" \
+	"$rc $out" "1 job 8 (user alice), probe sets net
+  no series of this job in its sets' exporters (some could not be read: above)"
+is "... saying the address is held by someone else" "$err" \
+	"spank-ebpf: report: set net: its address 127.0.0.1:943 is held by $taken, not by ebpf_exporter@net.service"
+run -c "$d/plugstack.conf" report --json 8
+is "report --json 8: no figures, the holder in errors" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["io"], d["oom"], d["errors"])' 2>&1)" \
+	"None None ['set net: its address 127.0.0.1:943 is held by $taken, not by ebpf_exporter@net.service']"
+unlike "... nothing of the fake's bytes or escapes anywhere" "$out$(cat "$d/err")" '999999999999|PWNED|'$'\x1b'
+kill "$fake_pid"
+wait "$fake_pid" 2>/dev/null
+fake_pid=
+run_unit -c "$d/plugstack.conf" exporter net
+like "the user's server gone: exporter net binds and runs" "$rc $(cat "$d/run/exporter.env" 2>&1) $err" \
+	"^0 pid=own fds=1 fd3=socket bind_cap=0 spank-ebpf: exporter: set net: 127\\.0\\.0\\.1:943 bound; "
 done_testing

@@ -36,17 +36,17 @@ default = io
 [io]
 description = Block I/O
 configs = bio
-listen = 127.0.0.1:9441
+listen = 127.0.0.1:941
 
 [sched]
 description = Run queue
 configs = sched
-listen = 127.0.0.1:9442
+listen = 127.0.0.1:942
 
 [net]
 description = TCP
 configs = tcp
-listen = 127.0.0.1:9443
+listen = 127.0.0.1:943
 EOF
 printf 'optional /usr/lib/slurm/spank_ebpf.so systemctl=%s state=%s sets=%s timeout=1 lock_timeout=10\n' \
 	"$d/bin/systemctl" "$d/state" "$d/sets.conf" >"$d/plugstack.conf"

@@ -284,6 +284,61 @@ bump "$EPID"
 dd_in user.slice/x_slurmstepd.scope/job_45/step_0 500
 ok_if "io: control: the same job_45, owned by root, counts (the owner was the refusal)" gt "$(iocount 45)" 450
 
+# --- spank-io: front merges ---------------------------------------------------
+
+# A request whose first bio changed after its allocation (a front merge)
+# is not recorded, and must leave nothing behind that a later request of
+# another job could be counted by: the bio slab reuses addresses at once,
+# so another front-merged bio soon has the address of an entry left by
+# the first. Job 50 (io) reads 150 x 3 blocks, each 3 in one io_submit
+# (plugged) in the order middle, lower, upper: the middle's request is
+# allocated (block_getrq), the lower front-merges into it, the upper
+# back-merges. Then job 51, not admitted, does the same: its middle bios
+# go through block_getrq (no job: their entries go), its lower ones are
+# front-merged only, and the bio slab hands them the addresses of 50's.
+admit "$EPID" job_50 50 1
+mkdir -p "$CG/$(task 50)" "$CG/$(task 51)"
+dd if=/dev/urandom of="$WORK/front" bs=4k count=450 2>/dev/null && sync
+front() { run_in "$(task "$1")" python3 "$TOP/tests/aio-merge.py" "$WORK/front" 150 1,0,2; }
+reads() { value "ebpf_exporter_spank_io_latency_seconds_count{jobid=\"$1\",operation=\"read\"}"; }
+front 50
+f0=$(reads 50)
+front 51
+f1=$(reads 50)
+ok_if "io: none of job 51's 150 front-merged requests (not admitted) count for job 50, whose own were front-merged before ($f0, then $f1)" \
+	eq "$f1" "$f0"
+ok_if "io: and nothing for 51" none_of 51
+
+# --- spank-io: a map full is counted -------------------------------------------
+
+# spank-io built for 1 job (-DSPANK_JOBS_MAX=1: 2 filter keys, 3 keys of
+# bytes): jobs 60 and 61 write and read, 4 keys of bytes where 3 fit. The
+# one that does not fit is counted in spank_io_dropped_total, not lost
+# silently; the other job's figures are there.
+stop_exporter
+mkdir -p "$WORK/configs-tiny" "$CG/$(task 60)" "$CG/$(task 61)"
+"$BPF_CLANG" $BPF_FLAGS -DSPANK_JOBS_MAX=1 -c "$TOP/spank-io.bpf.c" -o "$WORK/configs-tiny/spank-io.bpf.o" &&
+	cp "$TOP/spank-io.yaml" "$WORK/configs-tiny/"
+if start_exporter "$WORK/configs-tiny" spank-io; then
+	admit "$EPID" job_60 60 1
+	admit "$EPID" job_61 61 1
+	no_room() { ! admit "$EPID" job_62 62 1 2>/dev/null; }
+	ok_if "io, 1-job build: a third job does not fit in its filter (2 keys)" no_room
+	for j in 60 61; do
+		dd_in "$(task $j)" 50
+		run_in "$(task $j)" python3 "$TOP/tests/aio-merge.py" "$WORK/front" 10 0,1,2
+	done
+	drops=$(value 'ebpf_exporter_spank_io_dropped_total{map="spank_io_bytes_total",reason="full"}')
+	scrape | grep -E 'dropped|bytes_total' | sed 's/^/#   /'
+	ok_if "io, 1-job build: 4 keys of bytes in a 3-key map: the one left out is counted ($drops)" gt "$drops" 0
+	ok_if "io, 1-job build: job 60's writes are there" \
+		gt "$(value 'ebpf_exporter_spank_io_bytes_total{jobid="60",operation="write"}')" 0
+	stop_exporter
+else
+	tap_point "io, 1-job build: the exporter started" 1
+fi
+start_exporter "$WORK/configs" "spank-io,spank-sched,spank-net,spank-oom" || bail "the exporter did not start again"
+
 # --- spank-sched ------------------------------------------------------------
 
 busy() {

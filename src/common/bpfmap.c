@@ -35,6 +35,7 @@ static int map_info(int fd, struct bpfmap *m)
 	m->id = info.id;
 	m->key_size = info.key_size;
 	m->value_size = info.value_size;
+	m->max_entries = info.max_entries;
 	snprintf(m->name, sizeof(m->name), "%.*s", BPF_OBJ_NAME_LEN, info.name);
 	return 0;
 }

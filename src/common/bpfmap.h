@@ -17,7 +17,7 @@
 
 struct bpfmap {
 	int fd;
-	uint32_t id, key_size, value_size;
+	uint32_t id, key_size, value_size, max_entries;
 	char name[BPFMAP_NAME_MAX];
 };
 

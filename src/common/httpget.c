@@ -2,7 +2,6 @@
 /* A GET of /metrics, bounded in time and size. See httpget.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,56 +12,23 @@
 #include "clock.h"
 #include "httpget.h"
 
-/* "HOST:PORT" into a numeric host (wildcards made loopback) and port. */
-static int httpget_split(const char *listen, char *host, size_t hlen, char *port, size_t plen)
+char *http_get_metrics(const struct listen_addr *a, unsigned int timeout_ms, size_t cap,
+		       char *err, size_t errlen)
 {
-	const char *colon = strrchr(listen, ':');
-	size_t n;
-
-	if (!colon || !colon[1] || strlen(colon + 1) >= plen)
-		return -1;
-	snprintf(port, plen, "%s", colon + 1);
-	n = (size_t)(colon - listen);
-	if (n >= 2 && listen[0] == '[' && listen[n - 1] == ']') {
-		listen++;
-		n -= 2;
-	}
-	if (n >= hlen)
-		return -1;
-	memcpy(host, listen, n);
-	host[n] = '\0';
-	if (n == 0 || !strcmp(host, "0.0.0.0"))
-		snprintf(host, hlen, "127.0.0.1");
-	else if (!strcmp(host, "::"))
-		snprintf(host, hlen, "::1");
-	return 0;
-}
-
-char *http_get_metrics(const char *listen, unsigned int timeout_ms, size_t cap, char *err,
-		       size_t errlen)
-{
-	struct addrinfo hints, *ai = NULL;
+	struct sockaddr_storage ss;
+	socklen_t salen = listenaddr_sockaddr(a, true, &ss);
 	long long deadline = clock_us() + (long long)timeout_ms * 1000;
-	char host[80], port[16], req[160], *buf = NULL, *body;
+	const char *listen = a->text;
+	char req[160], *buf = NULL, *body;
 	size_t len = 0;
-	int fd = -1, soerr = 0, rc;
+	int fd = -1, soerr = 0;
 	socklen_t sl = sizeof(soerr);
 	ssize_t n;
 
-	if (httpget_split(listen, host, sizeof(host), port, sizeof(port)) < 0) {
-		snprintf(err, errlen, "\"%s\" is not HOST:PORT", listen);
-		return NULL;
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
-	hints.ai_socktype = SOCK_STREAM;
-	rc = getaddrinfo(host, port, &hints, &ai);
-	if (rc != 0) {
-		snprintf(err, errlen, "\"%s\" is not a numeric address and port: %s", listen, gai_strerror(rc));
-		return NULL;
-	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)) {
+	/* The parsed address, never the text again: what check-config
+	 * accepted is what is read (listenaddr.h). */
+	fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || (connect(fd, (struct sockaddr *)&ss, salen) < 0 && errno != EINPROGRESS)) {
 		snprintf(err, errlen, "cannot connect to %s: %s", listen, strerror(errno));
 		goto fail;
 	}
@@ -115,12 +81,10 @@ char *http_get_metrics(const char *listen, unsigned int timeout_ms, size_t cap, 
 	body += 4;
 	memmove(buf, body, len - (size_t)(body - buf) + 1);
 	close(fd);
-	freeaddrinfo(ai);
 	return buf;
 fail:
 	free(buf);
 	if (fd >= 0)
 		close(fd);
-	freeaddrinfo(ai);
 	return NULL;
 }

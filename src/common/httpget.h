@@ -6,11 +6,13 @@
 
 #include <stddef.h>
 
-/* listen: the set's --web.listen-address ("HOST:PORT", ":PORT",
- * "[V6]:PORT"; a wildcard host means this host's loopback). Returns the
+#include "listenaddr.h"
+
+/* a: the set's parsed listen= (a wildcard host means this host's
+ * loopback). Returns the
  * response body (malloc'd, NUL-terminated, at most cap bytes) of a 200
  * answer within timeout_ms, or NULL with err saying why. */
-char *http_get_metrics(const char *listen, unsigned int timeout_ms, size_t cap, char *err,
-		       size_t errlen);
+char *http_get_metrics(const struct listen_addr *a, unsigned int timeout_ms, size_t cap,
+		       char *err, size_t errlen);
 
 #endif

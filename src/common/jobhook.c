@@ -88,9 +88,11 @@ void jobhook_run(const struct config *cfg, uint32_t job, const char *request, en
 	unit_cgroup_memo_begin();
 	t0 = clock_us();
 	if (op == HOLD_ACQUIRE) {
-		/* Slurm's own words for the job's user and, since 25.11, the
-		 * SLUID its cgroup may be named by. */
-		struct job_who who = { getenv("SLURM_JOB_USER"), getenv("SLURM_JOB_SLUID") };
+		/* Slurm's own words for the job's user (its uid is who it is,
+		 * the name only shown) and, since 25.11, the SLUID its cgroup
+		 * may be named by. */
+		struct job_who who = { getenv("SLURM_JOB_USER"), getenv("SLURM_JOB_SLUID"),
+				       getenv("SLURM_JOB_UID") };
 
 		hold_acquire_as(cfg, job, &who, request, !asked, &ev);
 	} else

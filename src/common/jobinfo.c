@@ -74,6 +74,7 @@ struct jobinfo *jobinfo_put(struct jobinfo_list *l, uint32_t job, const char *us
 	jobinfo_clean(sluid, j->sluid, sizeof(j->sluid));
 	snprintf(j->sets, sizeof(j->sets), "%s", sets);
 	j->end = 0;
+	j->uid = JOBINFO_UID_NONE;
 	return j;
 }
 
@@ -85,16 +86,34 @@ void jobinfo_drop(struct jobinfo_list *l, size_t i)
 	l->n--;
 }
 
-/* One line: "<jobid> <user> <sluid|-> <sets> <end>". */
+long long jobinfo_uid(const char *text)
+{
+	unsigned long long v = 0;
+	const char *c;
+
+	if (!text || !*text)
+		return JOBINFO_UID_NONE;
+	for (c = text; *c >= '0' && *c <= '9' && v < 0xffffffffull; c++)
+		v = v * 10 + (unsigned long long)(*c - '0');
+	if (*c || v >= 0xffffffffull)
+		return JOBINFO_UID_NONE;
+	return (long long)v;
+}
+
+/* One line: "<jobid> <user> <sluid|-> <sets> <end> <uid|->"; the uid is
+ * missing from an older release's line. */
 static int parse_line(const char *line, struct jobinfo *j)
 {
-	char user[JOBINFO_USER_MAX + 2], sluid[JOBINFO_SLUID_MAX + 2], sets[402], extra;
+	char user[JOBINFO_USER_MAX + 2], sluid[JOBINFO_SLUID_MAX + 2], sets[402], uid[16] = "-", extra;
 	unsigned long job;
 	long long end;
+	int n = sscanf(line, "%lu %65s %33s %401s %lld %15s %c", &job, user, sluid, sets, &end, uid,
+		       &extra);
 
-	if (sscanf(line, "%lu %65s %33s %401s %lld %c", &job, user, sluid, sets, &end, &extra) != 5 ||
-	    job == 0 || job > 0xfffffffdul || end < 0 || strlen(user) > JOBINFO_USER_MAX ||
-	    strlen(sluid) > JOBINFO_SLUID_MAX || strlen(sets) >= sizeof(j->sets))
+	if ((n != 5 && n != 6) || job == 0 || job > 0xfffffffdul || end < 0 ||
+	    strlen(user) > JOBINFO_USER_MAX || strlen(sluid) > JOBINFO_SLUID_MAX ||
+	    strlen(sets) >= sizeof(j->sets) ||
+	    (strcmp(uid, "-") && jobinfo_uid(uid) == JOBINFO_UID_NONE))
 		return -1;
 	memset(j, 0, sizeof(*j));
 	j->job = (uint32_t)job;
@@ -102,6 +121,7 @@ static int parse_line(const char *line, struct jobinfo *j)
 	jobinfo_clean(strcmp(sluid, "-") ? sluid : "", j->sluid, sizeof(j->sluid));
 	snprintf(j->sets, sizeof(j->sets), "%s", sets);
 	j->end = end;
+	j->uid = jobinfo_uid(uid);
 	return 0;
 }
 
@@ -131,6 +151,7 @@ int jobinfo_load(struct statefile *sf, struct jobinfo_list *l)
 			return -1;
 		}
 		to->end = j.end;
+		to->uid = j.uid;
 	}
 	if (bad)
 		log_msg(LOG_ERROR, "\"%s%s\" has %d damaged lines: skipped", sf->path, JOBINFO_FILE, bad);
@@ -229,9 +250,13 @@ int jobinfo_store(struct statefile *sf, const char *textfile_dir, const char *te
 	for (i = 0; i < l->n && n + LINE_MAX_BYTES < sizeof(buf); i++) {
 		const struct jobinfo *j = &l->jobs[i];
 
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%u %s %s %s %lld\n", j->job,
+		char uid[24] = "-";
+
+		if (j->uid != JOBINFO_UID_NONE)
+			snprintf(uid, sizeof(uid), "%lld", j->uid);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%u %s %s %s %lld %s\n", j->job,
 				      j->user[0] ? j->user : "-", j->sluid[0] ? j->sluid : "-",
-				      j->sets, j->end);
+				      j->sets, j->end, uid);
 	}
 	if (textfile_dir)
 		write_textfile(textfile_dir, textfile_group, l);

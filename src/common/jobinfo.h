@@ -4,7 +4,12 @@
  * it), and when it ended. Kept under the state lock in <state>.jobs, one
  * line per job:
  *
- *     <jobid> <user> <sluid|-> <set>[,<set>...] <end|0>
+ *     <jobid> <user> <sluid|-> <set>[,<set>...] <end|0> <uid|->
+ *
+ * The uid (Slurm's SLURM_JOB_UID) is who the job belongs to: the report
+ * compares it with the asker's, never the name, which is for display
+ * only (cleaned, two names can look alike). A line of an older release
+ * has no uid: that job is root's to see only.
  *
  * A job stays listed after its end for the longest linger of its sets, so
  * that Prometheus scrapes its last interval with its labels; then its
@@ -25,6 +30,7 @@
 #define JOBINFO_MAX 4096
 #define JOBINFO_USER_MAX 64
 #define JOBINFO_SLUID_MAX 32
+#define JOBINFO_UID_NONE (-1LL)
 
 struct jobinfo {
 	uint32_t job;
@@ -32,6 +38,7 @@ struct jobinfo {
 	char sluid[JOBINFO_SLUID_MAX + 1];  /* "" when Slurm gave none */
 	char sets[400];                     /* "io,sched" */
 	long long end;                      /* boot-time seconds; 0: running */
+	long long uid;                      /* the job's uid; JOBINFO_UID_NONE */
 };
 
 struct jobinfo_list {
@@ -52,7 +59,8 @@ void jobinfo_free(struct jobinfo_list *l);
 
 /* The job's record, or NULL. */
 struct jobinfo *jobinfo_find(struct jobinfo_list *l, uint32_t job);
-/* Adds or updates the job's record (running). Returns it, or NULL. */
+/* Adds or updates the job's record (running, uid JOBINFO_UID_NONE until
+ * the caller sets it). Returns it, or NULL. */
 struct jobinfo *jobinfo_put(struct jobinfo_list *l, uint32_t job, const char *user,
 			    const char *sluid, const char *sets);
 /* Removes the record at index i. */
@@ -61,6 +69,10 @@ void jobinfo_drop(struct jobinfo_list *l, size_t i);
 /* A user or SLUID as Slurm gives them, made safe for a label and a line:
  * what is not [A-Za-z0-9._@-] becomes '_'. */
 void jobinfo_clean(const char *in, char *out, size_t len);
+
+/* SLURM_JOB_UID's text as a uid: decimal, below (uid_t)-1; else
+ * JOBINFO_UID_NONE. */
+long long jobinfo_uid(const char *text);
 
 /* Boot-time seconds, the records' clock. */
 long long jobinfo_now(void);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "jobmap.h"
@@ -39,40 +41,28 @@ uint32_t jobmap_config_bits(const char *configs)
 	return bits;
 }
 
-/* The PIDs in the unit's cgroup (at most max): systemd's own record of
- * its processes, read without running anything. */
-static int unit_pids(const struct config *cfg, const char *unit, pid_t *pids, int max)
-{
-	char path[CONFIG_PATH_MAX + 3 * CONFIG_UNIT_MAX], buf[4096], *p, *end;
-	ssize_t len;
-	int fd, n = 0;
-
-	if (unit_cgroup(cfg, unit, path, sizeof(path) - 16) != 1)
-		return 0;
-	strcat(path, "/cgroup.procs");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	for (p = buf; *p && n < max; p = end) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (v > 0)
-			pids[n++] = (pid_t)v;
-		end += strspn(end, "\n");
-	}
-	return n;
-}
-
 static void init(struct jobmap *m)
 {
 	memset(m, 0, sizeof(*m));
+}
+
+/* A config's drop counter (spank_<config>_dropped_total, cut at 15
+ * characters by the kernel): its keys do not begin with a job ID, and a
+ * job's end must not take them. */
+static bool jobmap_is_drop_counter(const char *name)
+{
+	static const char *const drops[] = { SPANK_IO_DROPPED, SPANK_SCHED_DROPPED,
+					     SPANK_NET_DROPPED, SPANK_OOM_DROPPED };
+	size_t i, len;
+
+	for (i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+		len = strlen(drops[i]);
+		if (len > SPANK_MAP_NAME_KERNEL_LEN)
+			len = SPANK_MAP_NAME_KERNEL_LEN;
+		if (strlen(name) == len && !strncmp(name, drops[i], len))
+			return true;
+	}
+	return false;
 }
 
 /* One of the process's spank_* maps: a filter's half, or a metric. The
@@ -84,6 +74,7 @@ static void take_map(struct jobmap *m, struct bpfmap *map)
 	else if (!strcmp(map->name, SPANK_JOBS_GEN_MAP) && m->ngen < JOBMAP_CONFIGS_MAX)
 		m->gen[m->ngen++] = *map;
 	else if (strncmp(map->name, SPANK_FILTER_PREFIX, strlen(SPANK_FILTER_PREFIX)) &&
+		 !jobmap_is_drop_counter(map->name) &&
 		 m->nmetrics < JOBMAP_METRICS_MAX && map->key_size >= sizeof(uint32_t))
 		m->metrics[m->nmetrics++] = *map;
 	else
@@ -121,6 +112,10 @@ int jobmap_open(const struct config *cfg, const char *unit, struct jobmap *m)
 		jobmap_close(m);
 		return -1;
 	}
+	/* The build's capacity: two names per job (SPANK_JOBS_KEYS). */
+	for (k = 0; k < m->njobs; k++)
+		if (k == 0 || m->jobs[k].max_entries / 2 < m->capacity)
+			m->capacity = m->jobs[k].max_entries / 2;
 	m->found = m->njobs > 0;
 	return m->found ? 1 : 0;
 }
@@ -152,12 +147,26 @@ static void key_of_sluid(struct spank_job_key *k, const char *sluid)
 	snprintf(k->name, sizeof(k->name), "%s", sluid);
 }
 
-/* A change the programs must see: their cached lookups are redone. */
-static int bump(const struct bpfmap *gen)
-{
-	uint32_t zero = 0;
-	uint64_t g = 0;
+_Static_assert(SPANK_JOBS_GEN_FLAGS == BPF_F_MMAPABLE, "spank_jobs_gen is mmapable");
 
+/* A change the programs must see: their cached lookups are redone. An
+ * atomic add on the map's own memory, so that a change made at the same
+ * time by another process (a lock-free admit_all) is neither lost nor
+ * undone (spank_job_map.h). Probes built before the map was mmapable
+ * (an instance started by an older release) get the old lookup and
+ * update, which is racy but no worse than that release. */
+static int jobmap_bump(const struct bpfmap *gen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t zero = 0;
+	uint64_t g = 0, *p;
+
+	p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, gen->fd, 0);
+	if (p != MAP_FAILED) {
+		__atomic_add_fetch(p, 1, __ATOMIC_SEQ_CST);
+		munmap(p, (size_t)page);
+		return 0;
+	}
 	if (bpfmap_lookup(gen, &zero, &g) < 0)
 		g = 0;
 	g++;
@@ -182,7 +191,7 @@ static int filter_change(struct jobmap *m, uint32_t job, const char *sluid,
 			if (!v && bpfmap_delete(&m->jobs[i], &keys[k]) < 0 && errno != ENOENT)
 				rc = -1;
 		}
-		if (bump(&m->gen[i]) < 0)
+		if (jobmap_bump(&m->gen[i]) < 0)
 			rc = -1;
 	}
 	return rc;
@@ -199,6 +208,17 @@ int jobmap_admit(struct jobmap *m, uint32_t job, const char *sluid, uint32_t con
 	log_msg(LOG_ERROR, "cannot admit the job to the probes' filter (map %s): %s", SPANK_JOBS_MAP,
 		strerror(errno));
 	return -1;
+}
+
+int jobmap_has(const struct jobmap *m, uint32_t job)
+{
+	struct spank_job_val v;
+	struct spank_job_key k;
+
+	if (!m->found)
+		return 0;
+	key_of_job(&k, job);
+	return bpfmap_lookup(&m->jobs[0], &k, &v) == 0;
 }
 
 int jobmap_dismiss(struct jobmap *m, uint32_t job, const char *sluid)

@@ -30,6 +30,7 @@ struct jobmap {
 	struct bpfmap jobs[JOBMAP_CONFIGS_MAX], gen[JOBMAP_CONFIGS_MAX];
 	int nmetrics;
 	struct bpfmap metrics[JOBMAP_METRICS_MAX];
+	uint32_t capacity;          /* jobs its filter holds (the smallest's) */
 };
 
 /* The bits of the project's configs (spank-io, spank-sched, spank-net,
@@ -45,6 +46,8 @@ void jobmap_close(struct jobmap *m);
 /* The job may be observed by configs (its cgroup is "job_<id>", or sluid
  * when not empty); the generation is bumped. 0, or -1 (said). */
 int jobmap_admit(struct jobmap *m, uint32_t job, const char *sluid, uint32_t configs);
+/* 1 when the job is in the filter (its "job_<id>" key), else 0. */
+int jobmap_has(const struct jobmap *m, uint32_t job);
 /* It may not be any more. */
 int jobmap_dismiss(struct jobmap *m, uint32_t job, const char *sluid);
 /* Its series leave the metric maps. Returns how many went. */

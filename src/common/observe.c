@@ -70,17 +70,77 @@ static bool observe_has_records(struct statefile *sf, const struct config *cfg)
 	return cfg->sets[0] || statefile_has_aux(sf, ".jobs");
 }
 
+/* The set is among the record's ("io,sched"). */
+static bool observe_record_holds(const struct jobinfo *j, const char *name)
+{
+	size_t len = strlen(name);
+	const char *c = j->sets;
+
+	while (*c) {
+		size_t n = strcspn(c, ",");
+
+		if (n == len && !strncmp(c, name, len))
+			return true;
+		c += n + (c[n] ? 1 : 0);
+	}
+	return false;
+}
+
+/* The user's running jobs in the set's filter (besides job) already take
+ * half of its capacity: one user's job array must not crowd out everyone
+ * else's, the maps being sized for that capacity (probes/README.md). A
+ * user is a uid; a job whose uid Slurm did not give is not limited. */
+static bool observe_user_share_full(const struct jobmap *m, const struct jobinfo_list *l,
+				    uint32_t job, long long uid, const char *name)
+{
+	uint32_t n = 0, half = m->capacity / 2 ? m->capacity / 2 : 1;
+	size_t i;
+
+	if (uid == JOBINFO_UID_NONE || m->capacity == 0)
+		return false;
+	for (i = 0; i < l->n && n < half; i++) {
+		const struct jobinfo *j = &l->jobs[i];
+
+		if (j->job != job && j->uid == uid && j->end == 0 && observe_record_holds(j, name) &&
+		    jobmap_has(m, j->job))
+			n++;
+	}
+	return n >= half;
+}
+
+/* Held, not observed: said, and counted per set (sf locked; NULL from
+ * the lock-free admit_all, where it is only said). */
+static void observe_refuse_share(struct statefile *sf, const struct config *cfg,
+				 const struct sets *sets, const char *name, long long uid,
+				 uint32_t capacity)
+{
+	struct stats add = { { 0 } };
+	struct target t;
+
+	log_msg(LOG_ERROR, "not observed by set %s: uid %lld's jobs already take half of its probes' capacity (%u jobs); held, but in no probe filter",
+		name, uid, capacity);
+	if (!sf)
+		return;
+	add.v[STAT_NOT_OBSERVED_USER_SHARE] = 1;
+	target_of(cfg, sets, name, &t);
+	stats_update_of(sf, t.aux, &add, STAT_COUNT, 0);
+}
+
 static void observe_admit(struct statefile *sf, const struct config *cfg, const struct sets *sets,
-			  const char *name, uint32_t job, const char *sluid)
+			  const struct jobinfo_list *l, const char *name, uint32_t job,
+			  const char *sluid, long long uid)
 {
 	uint32_t configs = observe_set_configs(sets, name);
 	struct jobmap m;
 
 	if (configs == 0)
 		return; /* none of the project's configs: nothing filters by job */
-	if (observe_open_filter(sf, cfg, sets, name, &m) == 1 &&
-	    jobmap_admit(&m, job, sluid, configs) == 0)
-		log_msg(LOG_VERBOSE, "admitted to the probes of set %s", name);
+	if (observe_open_filter(sf, cfg, sets, name, &m) == 1) {
+		if (observe_user_share_full(&m, l, job, uid, name))
+			observe_refuse_share(sf, cfg, sets, name, uid, m.capacity);
+		else if (jobmap_admit(&m, job, sluid, configs) == 0)
+			log_msg(LOG_VERBOSE, "admitted to the probes of set %s", name);
+	}
 	jobmap_close(&m);
 }
 
@@ -117,10 +177,12 @@ void observe_join(struct statefile *sf, const struct config *cfg, const struct s
 	jobset_names_text(set, jobset_mask(set, job), names, sizeof(names));
 	j = jobinfo_put(&l, job, who ? who->user : NULL, who ? who->sluid : NULL, names);
 	if (j) {
+		j->uid = jobinfo_uid(who ? who->uid : NULL);
 		observe_store(sf, sets, &l);
 		for (b = 0; b < set->nnames; b++)
 			if (mask & (1u << b))
-				observe_admit(sf, cfg, sets, set->names[b], job, who ? who->sluid : NULL);
+				observe_admit(sf, cfg, sets, &l, set->names[b], job,
+					      who ? who->sluid : NULL, j->uid);
 	} else if (l.n >= JOBINFO_MAX) {
 		observe_not_observed(sf, cfg, sets, set, mask);
 	} else {
@@ -283,7 +345,9 @@ int observe_admit_all(const struct config *cfg, const struct sets *sets, const c
 		if (!(set.masks[i] & (1u << b)))
 			continue;
 		j = jobinfo_find(&l, set.ids[i]);
-		if (jobmap_admit(&m, set.ids[i], j ? j->sluid : NULL, configs) == 0)
+		if (j && observe_user_share_full(&m, &l, j->job, j->uid, set_name))
+			observe_refuse_share(NULL, cfg, sets, set_name, j->uid, m.capacity);
+		else if (jobmap_admit(&m, set.ids[i], j ? j->sluid : NULL, configs) == 0)
 			admitted++;
 	}
 	jobmap_close(&m);

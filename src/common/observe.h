@@ -29,6 +29,7 @@
 struct job_who {
 	const char *user;   /* SLURM_JOB_USER, or NULL */
 	const char *sluid;  /* SLURM_JOB_SLUID (Slurm 25.11+), or NULL */
+	const char *uid;    /* SLURM_JOB_UID, or NULL (last: older initializers) */
 };
 
 /* set: the committed state; mask: the targets the job newly holds. */

@@ -129,42 +129,15 @@ static int check_configs(struct parser *p, struct probe_set *ps, const char *v)
 	return 0;
 }
 
-/* HOST:PORT: an IPv4 address, "localhost", [IPv6] or nothing (every
- * address), then a port from 1 to 65535. */
+/* ADDRESS:PORT, by the one parser every reader of it uses (listenaddr.h). */
 static int check_listen(struct parser *p, struct probe_set *ps, const char *v)
 {
-	const char *colon = strrchr(v, ':'), *q;
-	unsigned long port = 0;
-	size_t hlen;
+	char why[200];
 
-	if (!colon || !colon[1] || strlen(colon + 1) > 5 ||
-	    strspn(colon + 1, "0123456789") != strlen(colon + 1))
-		return refuse(p, "set %s: listen must be HOST:PORT (for example 127.0.0.1:9441): \"%.80s\"",
-			      ps->name, v);
-	for (q = colon + 1; *q; q++)
-		port = port * 10 + (unsigned long)(*q - '0');
-	if (port < 1 || port > 65535)
-		return refuse(p, "set %s: listen port %lu is not from 1 to 65535", ps->name, port);
-	hlen = (size_t)(colon - v);
-	if (!(hlen == 0 || (hlen == 9 && !strncmp(v, "localhost", 9)) ||
-	      (v[0] == '[' && v[hlen - 1] == ']' && hlen > 2 &&
-	       strspn(v + 1, "0123456789abcdefABCDEF:.") == hlen - 2) ||
-	      strspn(v, "0123456789.") == hlen)) {
-		return refuse(p, "set %s: listen host must be an address, localhost or nothing: \"%.80s\"",
-			      ps->name, v);
-	}
-	if (strspn(v, "0123456789.") == hlen && hlen) {
-		unsigned int a, b, c, d;
-		char tail;
-
-		if (sscanf(v, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 5 || tail != ':' ||
-		    a > 255 || b > 255 || c > 255 || d > 255)
-			return refuse(p, "set %s: listen host is not an IPv4 address: \"%.80s\"", ps->name, v);
-	}
-	if (strlen(v) >= sizeof(ps->listen))
-		return refuse(p, "set %s: listen is too long", ps->name);
+	if (listenaddr_parse(v, &ps->addr, why, sizeof(why)) < 0)
+		return refuse(p, "set %s: listen %s: \"%.80s\"", ps->name, why, v);
 	snprintf(ps->listen, sizeof(ps->listen), "%s", v);
-	ps->port = (unsigned int)port;
+	ps->port = ps->addr.port;
 	return 0;
 }
 

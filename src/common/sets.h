@@ -16,7 +16,7 @@
  *     [io]
  *     description = Block I/O latency and bytes of the job
  *     configs = spank-io
- *     listen = 127.0.0.1:9441
+ *     listen = 127.0.0.1:941
  *     linger = 60                           # else the line's linger=
  *
  * '#' starts a comment; keys and values are trimmed. Every line is
@@ -28,6 +28,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "listenaddr.h"
 
 #define SETS_MAX 16            /* declared sets */
 #define SET_NAME_MAX 32        /* [a-z][a-z0-9_-]*, bytes */
@@ -42,7 +44,8 @@ struct probe_set {
 	char name[SET_NAME_MAX + 1];
 	char description[SET_DESC_MAX + 1];
 	char configs[SET_CONFIGS_MAX * (SET_CONFIG_NAME_MAX + 1)]; /* "a,b" */
-	char listen[80];       /* HOST:PORT, as ebpf_exporter's --web.listen-address */
+	char listen[80];       /* ADDRESS:PORT, as written */
+	struct listen_addr addr; /* ... parsed: what binds and connects use */
 	unsigned int port;
 	unsigned int linger;   /* seconds */
 	bool linger_given;     /* else the plugin line's linger= */

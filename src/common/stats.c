@@ -12,6 +12,7 @@ static const char *const names[STAT_COUNT] = {
 	"starts", "stops", "start_failures", "stop_failures", "restarts",
 	"reconcile_runs", "reconcile_failures", "reconcile_removed",
 	"last_start_ms", "last_stop_ms", "not_observed_records_full",
+	"not_observed_user_share",
 };
 
 const char *stats_name(enum stat_id id)

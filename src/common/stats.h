@@ -28,6 +28,8 @@ enum stat_id {
 	STAT_LAST_STOP_MS,
 	STAT_NOT_OBSERVED_RECORDS_FULL, /* jobs held but kept out of the set's filter:
 					 * JOBINFO_MAX records already kept */
+	STAT_NOT_OBSERVED_USER_SHARE, /* jobs held but kept out of the set's filter:
+				       * their user's jobs had half its capacity */
 	STAT_COUNT
 };
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The exporter's systemd unit. See unit.h. */
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "runcmd.h"
@@ -260,6 +263,57 @@ int unit_cgroup(const struct config *cfg, const char *unit, char *path, size_t l
 	default_cgroup(unit, rel, sizeof(rel));
 	snprintf(path, len, "%s%s/%s", cfg->cgroup_root, hierarchies[at], rel);
 	return stat(path, &st) == 0;
+}
+
+/* The PIDs in the unit's cgroup (at most max): systemd's own record of
+ * its processes, read without running anything. */
+int unit_pids(const struct config *cfg, const char *unit, pid_t *pids, int max)
+{
+	char path[CONFIG_PATH_MAX + 3 * CONFIG_UNIT_MAX], buf[4096], *p, *end;
+	ssize_t len;
+	int fd, n = 0;
+
+	if (unit_cgroup(cfg, unit, path, sizeof(path) - 16) != 1)
+		return 0;
+	strcat(path, "/cgroup.procs");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (p = buf; *p && n < max; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > 0)
+			pids[n++] = (pid_t)v;
+		end += strspn(end, "\n");
+	}
+	return n;
+}
+
+int unit_holds_address(const struct config *cfg, const char *unit, const struct listen_addr *a,
+		       char *why, size_t whylen)
+{
+	struct listen_holder stranger;
+	pid_t pids[64];
+	char who[200];
+	int np = unit_pids(cfg, unit, pids, 64), rc;
+
+	rc = listenaddr_owned(a, pids, np, &stranger);
+	if (rc == 1)
+		return 1;
+	if (rc < 0) {
+		snprintf(why, whylen, "nothing listens on its address %s", a->text);
+		return -1;
+	}
+	listenaddr_describe(&stranger, who, sizeof(who));
+	snprintf(why, whylen, "its address %s is held by %s, not by %s", a->text, who, unit);
+	return 0;
 }
 
 /* 1: the cgroup is there (it runs); 0: not there; -1: no systemd tree. */

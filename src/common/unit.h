@@ -6,8 +6,10 @@
 #define SPANK_EBPF_UNIT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "config.h"
+#include "listenaddr.h"
 
 enum unit_state {
 	UNIT_UNKNOWN,   /* systemd could not be asked, or said something else */
@@ -36,6 +38,19 @@ enum unit_state unit_query_unit(const struct config *cfg, const char *unit, char
  * processes are in <path>/cgroup.procs). Returns 1 when it is there, 0
  * when not (stopped, or another slice), -1 when there is no systemd tree. */
 int unit_cgroup(const struct config *cfg, const char *unit, char *path, size_t len);
+
+/* The PIDs in the unit's cgroup (at most max): systemd's own record of
+ * its processes, read without running anything. 0 when it has none or
+ * its cgroup is not where systemd puts it by default. */
+int unit_pids(const struct config *cfg, const char *unit, pid_t *pids, int max);
+
+/* Whether the listening sockets on a set's address a are all held by
+ * processes of its unit (report reads an exporter only then: anyone
+ * else's answer would be shown as the job's figures). 1 yes; 0 no, why
+ * naming the holder ("its address 127.0.0.1:941 is held by uid 0
+ * (root), pid 12 (python3), not by UNIT"); -1 nothing listens there. */
+int unit_holds_address(const struct config *cfg, const char *unit, const struct listen_addr *a,
+		       char *why, size_t whylen);
 
 /* Between these two calls the hierarchy that holds systemd's tree is
  * looked for once, then remembered: a prolog or epilog asks for each of

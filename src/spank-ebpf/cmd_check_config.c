@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "conffile.h"
+#include "listenaddr.h"
 #include "sets.h"
 #include "spank-ebpf.h"
 
@@ -36,6 +37,21 @@ static int read_sets(const char *path, char *err, size_t errlen)
 	return rc;
 }
 
+/* On a node (config_dir here): every set's port is one users cannot
+ * bind, as the exporter checks before it binds. */
+static int check_ports(char *err, size_t errlen)
+{
+	int start = listenaddr_unprivileged_start(), i;
+
+	for (i = 0; start >= 0 && i < sets.n; i++)
+		if ((unsigned int)start <= sets.set[i].port) {
+			snprintf(err, errlen, "set %s: port %u is not privileged on this node (net.ipv4.ip_unprivileged_port_start = %d): any user could bind %s first",
+				 sets.set[i].name, sets.set[i].port, start, sets.set[i].listen);
+			return -1;
+		}
+	return 0;
+}
+
 /* The configs of every set, where config_dir is on this host (a submit
  * host has none: said, not refused). */
 static int check_configs(char *err, size_t errlen)
@@ -47,7 +63,9 @@ static int check_configs(char *err, size_t errlen)
 		       sets.config_dir);
 		return 0;
 	}
-	return sets_check_configs(&sets, err, errlen);
+	if (sets_check_configs(&sets, err, errlen) < 0)
+		return -1;
+	return check_ports(err, errlen);
 }
 
 static void print_sets(void)

@@ -39,7 +39,8 @@ static const struct {
 	{ STAT_RECONCILE_REMOVED, "spank_ebpf_reconcile_removed_jobs_total", "counter", "Held job IDs removed because Slurm said they no longer run here.", 1, "" },
 	{ STAT_LAST_START_MS, "spank_ebpf_last_start_duration_seconds", "gauge", "How long the last successful start took.", 1000, "" },
 	{ STAT_LAST_STOP_MS, "spank_ebpf_last_stop_duration_seconds", "gauge", "How long the last successful stop took.", 1000, "" },
-	{ STAT_NOT_OBSERVED_RECORDS_FULL, "spank_ebpf_jobs_not_observed_total", "counter", "Jobs that held the set but were kept out of its probe filter, by reason (records_full: the node already kept the most job records).", 1, ",reason=\"records_full\"" },
+	{ STAT_NOT_OBSERVED_RECORDS_FULL, "spank_ebpf_jobs_not_observed_total", "counter", "Jobs that held the set but were kept out of its probe filter, by reason (records_full: the node already kept the most job records; user_share: their user's jobs already took half of the probes' capacity).", 1, ",reason=\"records_full\"" },
+	{ STAT_NOT_OBSERVED_USER_SHARE, "spank_ebpf_jobs_not_observed_total", "counter", "Jobs that held the set but were kept out of its probe filter, by reason (records_full: the node already kept the most job records; user_share: their user's jobs already took half of the probes' capacity).", 1, ",reason=\"user_share\"" },
 };
 
 /* A label value in Prometheus' text format: backslash, double quote and

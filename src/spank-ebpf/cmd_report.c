@@ -2,22 +2,31 @@
 /* report [--json] JOBID: a job's figures now, from the running exporters
  * of the probe sets it holds (or held, within their linger), for a user
  * without Prometheus. Read-only and lock-free. A caller other than root
- * sees only the jobs of their own user (the node's record of the job,
- * written by its prolog from Slurm's SLURM_JOB_USER). */
-#include <pwd.h>
+ * sees only the jobs of their own uid (the node's record of the job,
+ * written by its prolog from Slurm's SLURM_JOB_UID); names are shown,
+ * never compared. Whatever an exporter says is made printable first: any
+ * local user may serve a set's idle port. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "httpget.h"
 #include "jobinfo.h"
 #include "promtext.h"
 #include "sets.h"
 #include "spank-ebpf.h"
 #include "statefile.h"
+#include "text.h"
+#include "unit.h"
 
+/* Each set's read, and the whole report: sets are read one after the
+ * other, and the report unit's RuntimeMaxSec=30 must outlast them all
+ * (16 sets at 3 s would not). */
 #define REPORT_TIMEOUT_MS 3000
+#define REPORT_BUDGET_MS 15000
 #define REPORT_BODY_MAX (16u << 20)
 #define P "ebpf_exporter_spank_"
 
@@ -59,6 +68,10 @@ static void report_take(struct figures *f, const struct prom_sample *s)
 {
 	int op = report_op(s->labels);
 
+	/* NaN or an infinity is no count an exporter of ours writes; taken,
+	 * it would print as "nan" and break --json. */
+	if (!isfinite(s->value))
+		return;
 	if (!strcmp(s->name, P "io_latency_seconds_bucket") && op >= 0) {
 		f->io = true;
 		report_bucket(&f->io_lat[op], s->labels, s->value);
@@ -108,19 +121,29 @@ static void report_text(const struct jobinfo *j, const struct figures *f, int ne
 {
 	int op;
 
-	printf("job %u (user %s), probe sets %s%s\n", j->job, j->user, j->sets,
+	char user[4 * sizeof(j->user)], sets[4 * sizeof(j->sets)];
+	bool io_any = false;
+
+	printf("job %u (user %s), probe sets %s%s\n", j->job,
+	       text_printable(j->user, user, sizeof(user)), text_printable(j->sets, sets, sizeof(sets)),
 	       j->end ? ", ended" : "");
 	for (op = 0; f->io && op < OPS; op++) {
 		const struct prom_hist *h = &f->io_lat[op];
 
 		if (report_count(h) == 0 && f->io_bytes[op] == 0)
 			continue;
-		printf("  I/O %-5s  %.0f requests, %.0f bytes, latency p50 %.6f s, p99 %.6f s\n",
-		       op_names[op], report_count(h), f->io_bytes[op], prom_hist_quantile(h, 0.5),
-		       prom_hist_quantile(h, 0.99));
+		io_any = true;
+		/* Bytes without a latency: the device's requests carry no
+		 * start time the probe can read, not an empty histogram. */
+		if (report_count(h) == 0)
+			printf("  I/O %-5s  %.0f bytes, latency not measured (the device keeps no request start times)\n",
+			       op_names[op], f->io_bytes[op]);
+		else
+			printf("  I/O %-5s  %.0f requests, %.0f bytes, latency p50 %.6f s, p99 %.6f s\n",
+			       op_names[op], report_count(h), f->io_bytes[op],
+			       prom_hist_quantile(h, 0.5), prom_hist_quantile(h, 0.99));
 	}
-	if (f->io && report_count(&f->io_lat[OP_READ]) + report_count(&f->io_lat[OP_WRITE]) +
-			     report_count(&f->io_lat[OP_OTHER]) == 0)
+	if (f->io && !io_any)
 		printf("  I/O        no block I/O request yet\n");
 	if (f->sched)
 		printf("  run queue  %.0f waits, p50 %.6f s, p99 %.6f s\n", report_count(&f->runq),
@@ -149,14 +172,17 @@ static void report_json_hist(const char *key, const struct prom_hist *h)
 static void report_json(const struct jobinfo *j, const struct figures *f, char errs[][800],
 			int nerr)
 {
+	char s[6 * 800]; /* an error (errs[]), each byte as \u00XX at worst */
 	int op, i;
 
-	printf("{\"job\":%u,\"user\":\"%s\",\"sluid\":", j->job, j->user);
+	printf("{\"job\":%u,\"user\":\"%s\",\"sluid\":", j->job,
+	       text_json_string(j->user, s, sizeof(s)));
 	if (j->sluid[0])
-		printf("\"%s\"", j->sluid);
+		printf("\"%s\"", text_json_string(j->sluid, s, sizeof(s)));
 	else
 		printf("null");
-	printf(",\"sets\":\"%s\",\"ended\":%s", j->sets, j->end ? "true" : "false");
+	printf(",\"sets\":\"%s\",\"ended\":%s", text_json_string(j->sets, s, sizeof(s)),
+	       j->end ? "true" : "false");
 	printf(",\"io\":");
 	if (f->io) {
 		printf("{");
@@ -187,50 +213,19 @@ static void report_json(const struct jobinfo *j, const struct figures *f, char e
 	else
 		printf(",\"oom\":null");
 	printf(",\"errors\":[");
-	for (i = 0; i < nerr; i++) {
-		const char *c;
-
-		printf("%s\"", i ? "," : "");
-		for (c = errs[i]; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				putchar('\\');
-			putchar((unsigned char)*c < 0x20 ? '?' : *c);
-		}
-		printf("\"");
-	}
+	for (i = 0; i < nerr; i++)
+		printf("%s\"%s\"", i ? "," : "", text_json_string(errs[i], s, sizeof(s)));
 	printf("]}\n");
 }
 
-/* Root (asker NULL) sees every job; anyone else their own user's. */
-static int report_allowed(const struct jobinfo *j, const char *asker)
+/* Root (uid 0) sees every job; anyone else the jobs recorded with their
+ * uid. A record without one (an older release's) is root's only. */
+static int report_allowed(const struct jobinfo *j, long long uid)
 {
-	char name[JOBINFO_USER_MAX + 1];
-
-	if (!asker)
-		return 1;
-	jobinfo_clean(asker, name, sizeof(name));
-	return !strcmp(name, j->user);
+	return uid == 0 || (j->uid != JOBINFO_UID_NONE && j->uid == uid);
 }
 
-/* The caller's user name (NULL: root), as report_allowed takes it. */
-static int report_caller(char *who, size_t len, const char **asker)
-{
-	struct passwd *pw;
-
-	*asker = NULL;
-	if (geteuid() == 0)
-		return 0;
-	pw = getpwuid(getuid());
-	if (!pw) {
-		fprintf(stderr, "spank-ebpf: report: who is uid %u? (no user name)\n", (unsigned int)getuid());
-		return -1;
-	}
-	snprintf(who, len, "%s", pw->pw_name);
-	*asker = who;
-	return 0;
-}
-
-static int report_job(struct cmd *cmd, unsigned long job, bool json, const char *asker);
+static int report_job(struct cmd *cmd, unsigned long job, bool json, long long uid);
 
 enum { OPT_JSON, OPT_SOCKET, OPT_PEER, NOPTS };
 const struct option_spec report_options[] = {
@@ -240,10 +235,32 @@ const struct option_spec report_options[] = {
 	[NOPTS] = { NULL, NULL, NULL, 0 },
 };
 
+/* Set i's /metrics, only if its address is held by its own unit's
+ * processes before and after the answer: anyone else's server there
+ * (a user's, once the unit stopped) would have its numbers shown as the
+ * job's. NULL with err saying why otherwise. */
+static char *report_owned_get(const struct config *cfg, const struct sets *sets, int i,
+			      unsigned int timeout_ms, char *err, size_t errlen)
+{
+	char unit[CONFIG_UNIT_MAX];
+	char *body;
+
+	sets_unit(sets, sets->set[i].name, unit, sizeof(unit));
+	/* Nothing listening: the connection's own error says so. */
+	if (unit_holds_address(cfg, unit, &sets->set[i].addr, err, errlen) == 0)
+		return NULL;
+	body = http_get_metrics(&sets->set[i].addr, timeout_ms, REPORT_BODY_MAX, err, errlen);
+	if (body && unit_holds_address(cfg, unit, &sets->set[i].addr, err, errlen) != 1) {
+		free(body);
+		return NULL;
+	}
+	return body;
+}
+
 int cmd_report(struct cmd *cmd)
 {
-	const char *vals[NOPTS] = { NULL }, *pos[1], *asker;
-	char *end, who[256];
+	const char *vals[NOPTS] = { NULL }, *pos[1];
+	char *end;
 	unsigned long job;
 	int npos, rc;
 
@@ -271,16 +288,15 @@ int cmd_report(struct cmd *cmd)
 			return EXIT_UNSURE;
 		}
 	}
-	if (report_caller(who, sizeof(who), &asker) < 0)
-		return EXIT_UNSURE;
-	return report_job(cmd, job, vals[OPT_JSON] != NULL, asker);
+	return report_job(cmd, job, vals[OPT_JSON] != NULL, geteuid() == 0 ? 0 : (long long)getuid());
 }
 
-static int report_job(struct cmd *cmd, unsigned long job, bool json, const char *asker)
+static int report_job(struct cmd *cmd, unsigned long job, bool json, long long uid)
 {
 	static struct sets sets;
 	static struct figures f;
 	static char errs[SETS_MAX][800];
+	long long budget_end = clock_us() + REPORT_BUDGET_MS * 1000LL;
 	struct jobinfo_list l = { 0, NULL };
 	const struct jobinfo *j;
 	struct statefile sf;
@@ -306,11 +322,11 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, const char 
 	}
 	statefile_close(&sf);
 	j = jobinfo_find(&l, (uint32_t)job);
-	if (!j || !report_allowed(j, asker)) {
+	if (!j || !report_allowed(j, uid)) {
 		/* The same words either way: another user's job is not told apart
 		 * from no job. */
 		fprintf(stderr, "spank-ebpf: report: job %lu holds no probe set on this node%s\n", job,
-			asker ? " (or is not yours)" : "");
+			uid ? " (or is not yours)" : "");
 		jobinfo_free(&l);
 		return EXIT_ANOMALY;
 	}
@@ -319,9 +335,16 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, const char 
 		int i = sets_find(&sets, c, len);
 		char *body;
 
-		if (i >= 0) {
-			body = http_get_metrics(sets.set[i].listen, REPORT_TIMEOUT_MS, REPORT_BODY_MAX, err,
-						sizeof(err));
+		long long left_ms = (budget_end - clock_us()) / 1000;
+
+		if (i >= 0 && left_ms < 100) {
+			if (nerr < SETS_MAX)
+				snprintf(errs[nerr++], sizeof(errs[0]), "set %s: not read: the report's %d s were spent",
+					 sets.set[i].name, REPORT_BUDGET_MS / 1000);
+		} else if (i >= 0) {
+			body = report_owned_get(&cmd->cfg, &sets, i,
+						left_ms < REPORT_TIMEOUT_MS ? (unsigned int)left_ms : REPORT_TIMEOUT_MS,
+						err, sizeof(err));
 			if (body)
 				report_read(&f, body, (unsigned int)job);
 			else if (nerr < SETS_MAX)
@@ -333,8 +356,12 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, const char 
 	if (json) {
 		report_json(j, &f, errs, nerr);
 	} else {
-		for (rc = 0; rc < nerr; rc++)
-			fprintf(stderr, "spank-ebpf: report: %s\n", errs[rc]);
+		for (rc = 0; rc < nerr; rc++) {
+			char shown[4 * sizeof(errs[0])];
+
+			fprintf(stderr, "spank-ebpf: report: %s\n",
+				text_printable(errs[rc], shown, sizeof(shown)));
+		}
 		report_text(j, &f, nerr);
 	}
 	jobinfo_free(&l);

@@ -70,9 +70,21 @@ static const char *node_name(const struct cmd *cmd)
 	return cmd->ask.node ? cmd->ask.node : cmd->ask.asked_node[0] ? cmd->ask.asked_node : "this node";
 }
 
+/* A set's address held by anyone but its unit: the unit cannot start
+ * (or, started, is not what answers there). Named, with the holder. */
+static void gather_address(const struct config *cfg, const struct sets *sets, struct report *r,
+			   const struct target_view *v)
+{
+	int i = sets ? sets_find(sets, v->t.name, strlen(v->t.name)) : -1;
+	char why[300];
+
+	if (i >= 0 && unit_holds_address(cfg, v->t.unit, &sets->set[i].addr, why, sizeof(why)) == 0)
+		note(r->anomalies, &r->nanom, "address_taken", "set %s: %s", v->t.name, why);
+}
+
 /* One target: systemd's word on its unit and on its window's timer. */
-static void gather_target(const struct config *cfg, struct statefile *sf, bool readable,
-			  struct report *r, struct target_view *v)
+static void gather_target(const struct config *cfg, const struct sets *sets, struct statefile *sf,
+			  bool readable, struct report *r, struct target_view *v)
 {
 	const char *u = v->t.unit;
 
@@ -82,6 +94,7 @@ static void gather_target(const struct config *cfg, struct statefile *sf, bool r
 	v->unit = unit_query_unit(cfg, u, v->unit_word, sizeof(v->unit_word));
 	if (v->unit == UNIT_UNKNOWN)
 		note(r->unknowns, &r->nunk, "unit_unknown", "cannot tell whether %s runs: %s", u, v->unit_word);
+	gather_address(cfg, sets, r, v);
 	/* An open window ends by its timer: systemd says whether it is there. */
 	if (readable && v->linger_left > 0 && v->timer[0] && v->timer_due_in > 0) {
 		if (unit_query_unit(cfg, v->timer, v->timer_word, sizeof(v->timer_word)) == UNIT_INACTIVE)
@@ -129,7 +142,7 @@ static void gather(struct cmd *cmd, struct report *r)
 
 		target_of(cfg, sets, r->set.names[b], &v->t);
 		v->held = jobset_holders(&r->set, b);
-		gather_target(cfg, &sf, r->readable, r, v);
+		gather_target(cfg, sets, &sf, r->readable, r, v);
 	}
 	statefile_close(&sf);
 

@@ -46,7 +46,7 @@ static const struct command commands[] = {
 	  "release the job's hold (Epilog=)" },
 	{ "linger-end", cmd_linger_end, linger_end_options, "PLUGSTACK-ARGS...", CMD_INTERNAL,
 	  "end a linger window (run by the timer the plugin arms)" },
-	{ "exporter", cmd_exporter, no_options, "SET", CMD_CONFIG | CMD_INTERNAL,
+	{ "exporter", cmd_exporter, exporter_options, "SET", CMD_CONFIG | CMD_INTERNAL,
 	  "become ebpf_exporter for a probe set (spank-ebpf-exporter@SET.service)" },
 	{ "admit", cmd_admit, no_options, "SET", CMD_CONFIG | CMD_INTERNAL,
 	  "put the set's jobs in its started exporter's job filter (its ExecStartPost)" },

@@ -4,11 +4,19 @@
  * (SO_PEERCRED), so the answer holds that user's jobs only, and the sets'
  * ports can be closed to every user but root and Prometheus
  * (docs/OPERATING.md, "Who can read it") without taking report from them.
+ * The uid is compared with the job's recorded uid; its name, when NSS
+ * knows one, is only written in the journal.
+ *
+ * No user can crowd out another: each uid has PEER_SLOTS answers under way
+ * at most (OFD locks on slot files in the unit's RuntimeDirectory=, taken
+ * before the request is read, so idle connections count), and a request
+ * must arrive within 2 s.
  *
  * One request:  "report JOBID text|json\n"
  * One answer:   "exit N\nout LEN\n" LEN bytes "err LEN\n" LEN bytes
  * (the report's standard output and error, and its exit status). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +28,13 @@
 
 #include "clock.h"
 #include "spank-ebpf.h"
+#include "text.h"
 
 #define PEER_REQUEST_MAX 64
 #define PEER_ANSWER_MAX (4u << 20)
-#define PEER_REQUEST_US 5000000LL
+#define PEER_REQUEST_US 2000000LL
+#define PEER_SLOTS 4
+#define PEER_SLOT_DIR "/run/spank-ebpf-report" /* without $RUNTIME_DIRECTORY */
 #define PEER_ANSWER_US 20000000LL
 #define PEER_WRITE_US 10000000LL
 
@@ -159,10 +170,10 @@ int report_peer_ask(const char *path, unsigned long job, bool json)
 	return rc;
 }
 
-/* Who is at the other end of fd 0: NULL for root (every job), else the
- * user's name in who. -1 when the kernel cannot say or the user has no
- * name. */
-static int peer_who(char *who, size_t len, const char **asker, unsigned int *uid)
+/* Who is at the other end of fd 0: their uid (0: root, every job), and
+ * for the journal their name when NSS knows it, else "uid N". A uid
+ * without a name is a user like any other. -1 when the kernel cannot say. */
+static int peer_who(unsigned int *uid, char *name, size_t len)
 {
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
@@ -171,16 +182,49 @@ static int peer_who(char *who, size_t len, const char **asker, unsigned int *uid
 	if (getsockopt(STDIN_FILENO, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
 		return -1;
 	*uid = cred.uid;
-	if (cred.uid == 0) {
-		*asker = NULL;
-		return 0;
-	}
 	pw = getpwuid(cred.uid);
-	if (!pw)
-		return -1;
-	snprintf(who, len, "%s", pw->pw_name);
-	*asker = who;
+	if (pw && pw->pw_name[0]) {
+		char shown[128];
+
+		snprintf(name, len, "%s (uid %u)", text_printable(pw->pw_name, shown, sizeof(shown)),
+			 (unsigned int)cred.uid);
+	} else {
+		snprintf(name, len, "uid %u", (unsigned int)cred.uid);
+	}
 	return 0;
+}
+
+/* One of uid's PEER_SLOTS slots, held (an OFD lock) until this process
+ * ends: its fd; -1 when all are taken; -2 when none can be used (said:
+ * the answer goes out unlimited rather than not at all). */
+static int peer_slot_take(unsigned int uid)
+{
+	const char *dir = getenv("RUNTIME_DIRECTORY");
+	char path[512];
+	int k, busy = 0;
+
+	if (!dir || dir[0] != '/')
+		dir = PEER_SLOT_DIR;
+	for (k = 0; k < PEER_SLOTS; k++) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		int fd;
+
+		/* RUNTIME_DIRECTORY may list several: the first. */
+		snprintf(path, sizeof(path), "%.*s/%u.%d", (int)strcspn(dir, ":"), dir, uid, k);
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			continue;
+		if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+			return fd;
+		if (errno == EAGAIN || errno == EACCES)
+			busy++;
+		close(fd);
+	}
+	if (busy == PEER_SLOTS)
+		return -1;
+	fprintf(stderr, "spank-ebpf: report --peer: no slot file in \"%s\" (%s): answering without the per-user limit\n",
+		dir, strerror(errno));
+	return -2;
 }
 
 /* The request line: its job and format; -1 when it is not one. */
@@ -253,8 +297,7 @@ int report_peer_serve(struct cmd *cmd, report_fn run)
 {
 	long long deadline = clock_us() + PEER_REQUEST_US;
 	char line[PEER_REQUEST_MAX + 1], who[256], head[32];
-	int mout, merr, saved_out = -1, saved_err = -1, sock, rc;
-	const char *asker = NULL;
+	int mout, merr, saved_out = -1, saved_err = -1, sock, rc, slot;
 	unsigned long job = 0;
 	unsigned int uid = 0;
 	bool json = false;
@@ -263,7 +306,7 @@ int report_peer_serve(struct cmd *cmd, report_fn run)
 		fprintf(stderr, "spank-ebpf: report --peer must run as root (spank-ebpf-report@.service)\n");
 		return EXIT_UNSURE;
 	}
-	if (peer_who(who, sizeof(who), &asker, &uid) < 0) {
+	if (peer_who(&uid, who, sizeof(who)) < 0) {
 		fprintf(stderr, "spank-ebpf: report --peer: cannot tell who asks (%s); standard input must be the connection (StandardInput=socket)\n",
 			strerror(errno ? errno : ENOENT));
 		return EXIT_UNSURE;
@@ -271,6 +314,24 @@ int report_peer_serve(struct cmd *cmd, report_fn run)
 	sock = dup(STDIN_FILENO);
 	if (sock < 0)
 		return EXIT_UNSURE;
+	slot = peer_slot_take(uid);
+	if (slot == -1) {
+		char busy[128];
+
+		snprintf(busy, sizeof(busy), "spank-ebpf: report: too many reports of yours at once (%d at most): try again when one has ended\n",
+			 PEER_SLOTS);
+
+		/* What the client sent is read first: closing on unread data
+		 * would reset the connection before it reads the answer. */
+		peer_read_all(STDIN_FILENO, line, PEER_REQUEST_MAX, clock_us() + 200000, true);
+		snprintf(head, sizeof(head), "exit %d\nout 0\nerr %zu\n", EXIT_UNSURE, strlen(busy));
+		if (peer_write_all(sock, head, strlen(head), clock_us() + PEER_WRITE_US) == 0)
+			peer_write_all(sock, busy, strlen(busy), clock_us() + PEER_WRITE_US);
+		fprintf(stderr, "spank-ebpf: report --peer: %s has %d reports under way: refused\n", who,
+			PEER_SLOTS);
+		close(sock);
+		return EXIT_OK;
+	}
 	if (peer_read_all(STDIN_FILENO, line, PEER_REQUEST_MAX, deadline, true) < 0 ||
 	    peer_request(line, &job, &json) < 0) {
 		fprintf(stderr, "spank-ebpf: report --peer: uid %u sent no request in the protocol within %d s\n",
@@ -287,7 +348,7 @@ int report_peer_serve(struct cmd *cmd, report_fn run)
 		fprintf(stderr, "spank-ebpf: report: the report service cannot keep its answer: %s\n",
 			strerror(errno));
 	} else {
-		rc = run(cmd, job, json, asker);
+		rc = run(cmd, job, json, uid);
 	}
 	fflush(stdout);
 	fflush(stderr);
@@ -300,12 +361,13 @@ int report_peer_serve(struct cmd *cmd, report_fn run)
 	    peer_send_part(sock, "err", merr, deadline) < 0)
 		fprintf(stderr, "spank-ebpf: report --peer: the answer to uid %u did not go out\n", uid);
 	/* One line per answer in the journal: who asked what, and the outcome. */
-	fprintf(stderr, "spank-ebpf: report --peer: job %lu for %s (uid %u): exit %d\n", job,
-		asker ? asker : "root", uid, rc);
+	fprintf(stderr, "spank-ebpf: report --peer: job %lu for %s: exit %d\n", job, who, rc);
 	if (mout >= 0)
 		close(mout);
 	if (merr >= 0)
 		close(merr);
+	if (slot >= 0)
+		close(slot);
 	close(sock);
 	return EXIT_OK;
 }

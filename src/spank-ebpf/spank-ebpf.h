@@ -80,8 +80,9 @@ extern const struct option_spec metrics_options[];
 extern const struct option_spec check_config_options[];
 extern const struct option_spec linger_end_options[];
 extern const struct option_spec report_options[];
+extern const struct option_spec exporter_options[];
 extern const struct option_spec downgrade_options[];
-extern const struct option_spec no_options[]; /* hook, exporter, admit, help */
+extern const struct option_spec no_options[]; /* hook, admit, help */
 
 int cmd_status(struct cmd *cmd);
 int cmd_reconcile(struct cmd *cmd);
@@ -96,9 +97,10 @@ int cmd_downgrade(struct cmd *cmd); /* downgrade-prepare, run by the packages' p
 
 /* report's socket for users (spank-ebpf-report.socket; report_peer.c). */
 #define REPORT_SOCKET "/run/spank-ebpf-report.sock"
-/* The report of job as asker may see it (NULL: root, every job): the
- * figures on stdout, messages on stderr; returns the exit status. */
-typedef int (*report_fn)(struct cmd *cmd, unsigned long job, bool json, const char *asker);
+/* The report of job as the user uid may see it (0: root, every job; any
+ * other uid: the jobs recorded with that uid): the figures on stdout,
+ * messages on stderr; returns the exit status. */
+typedef int (*report_fn)(struct cmd *cmd, unsigned long job, bool json, long long uid);
 /* A user's report asked of the service at path: the answer printed, its
  * exit status returned; -1 when there is no service (no socket file). */
 int report_peer_ask(const char *path, unsigned long job, bool json);

@@ -105,8 +105,8 @@ an_sets() {
 	local h j rec
 	cat >"$AN/sets.json" <<'EOT'
 {"slurm_spank_ebpf_probe_sets": [
-  {"name": "io", "description": "Block I/O latency and bytes of the job", "configs": ["spank-io"], "listen": "127.0.0.1:9441", "linger": 0},
-  {"name": "sched", "description": "Run-queue latency of the job's threads", "configs": ["spank-sched"], "listen": "127.0.0.1:9442"}],
+  {"name": "io", "description": "Block I/O latency and bytes of the job", "configs": ["spank-io"], "listen": "127.0.0.1:941", "linger": 0},
+  {"name": "sched", "description": "Run-queue latency of the job's threads", "configs": ["spank-sched"], "listen": "127.0.0.1:942"}],
  "slurm_spank_ebpf_probe_sets_default": ["io"],
  "slurm_spank_ebpf_probe_sets_settings": {"textfile": "none"}}
 EOT

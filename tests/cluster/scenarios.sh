@@ -381,7 +381,7 @@ cs_real_sets() {
 		is "c11: $h: io's instance active, sched's not started" \
 			"$(on "$h" settled_unit_state spank-ebpf-exporter@io.service) $(on "$h" settled_unit_state spank-ebpf-exporter@sched.service)" \
 			"active inactive"
-		is "c11: $h: io's exporter serves spank-io only" "$(on "$h" set_configs 9441)" spank-io
+		is "c11: $h: io's exporter serves spank-io only" "$(on "$h" set_configs 941)" spank-io
 	done
 	release_all c11
 	wait_done "$J"

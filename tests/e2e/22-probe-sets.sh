@@ -17,17 +17,17 @@ textfile = none
 [io]
 description = Block I/O latency and bytes
 configs = spank-io
-listen = 127.0.0.1:9441
+listen = 127.0.0.1:941
 
 [sched]
 description = Run-queue latency
 configs = spank-sched
-listen = 127.0.0.1:9442
+listen = 127.0.0.1:942
 
 [net]
 description = TCP retransmits and connections
 configs = spank-net
-listen = 127.0.0.1:9443
+listen = 127.0.0.1:943
 EOT
 chmod 0644 "$SETS"
 cluster_start "sets=$SETS"

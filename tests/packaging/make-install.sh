@@ -51,8 +51,9 @@ is "the services run the installed command" \
 	"ExecStart=$(mkexpand sbindir)/spank-ebpf reconcile
 ExecStart=$(mkexpand sbindir)/spank-ebpf metrics --textfile $(mkvar TEXTFILE_DIR)"
 is "the sets' template runs and admits through the installed command" \
-	"$(grep -hE '^ExecStart(Post)?=' "$unitdir/spank-ebpf-exporter@.service" 2>&1)" \
-	"ExecStart=$(mkexpand sbindir)/spank-ebpf exporter %i
+	"$(grep -hE '^ExecStart(Pre|Post)?=' "$unitdir/spank-ebpf-exporter@.service" 2>&1)" \
+	"ExecStartPre=+$(mkexpand sbindir)/spank-ebpf exporter --check %i
+ExecStart=$(mkexpand sbindir)/spank-ebpf exporter %i
 ExecStartPost=-+$(mkexpand sbindir)/spank-ebpf admit %i"
 example=$D$(mkexpand docdir)/examples/ebpf_exporter.service
 is "the example ebpf_exporter.service runs the configured exporter" \

@@ -63,7 +63,7 @@ while IFS=';' read -r syn tag; do
 	like "spank-ebpf(8): COMMANDS has \"$tag\"" "$(printf '%s\n' "$crender" | sed -n '/^COMMANDS/,/^OPTIONS/p')" "^       $(printf '%s' "$tag" | sed 's/[][|]/\\&/g')\$"
 done <<'EOF2'
 check-config [--sets] FILE|-;check-config --sets FILE|-
-exporter SET;exporter SET
+exporter [--check] SET;exporter [--check] SET
 admit SET;admit SET
 report [--json] [--socket=PATH] JOBID;report [--json] [--socket=PATH] JOBID
 report --peer;report --peer
@@ -145,7 +145,7 @@ ok_if "the parser lists its set keys (check-config --sets)" test -n "$skeys"
 for k in $gkeys $skeys; do
 	like "PROBE SETS documents the key $k" "$sets_text" "(^| )$k="
 done
-like "PROBE SETS: an example sets file" "$sets_text" '\[io\] description = .* configs = spank-io listen = 127\.0\.0\.1:9441'
+like "PROBE SETS: an example sets file" "$sets_text" '\[io\] description = .* configs = spank-io listen = 127\.0\.0\.1:941'
 # The page's example sets file, as rendered, is one the parser accepts.
 printf '%s\n' "$render" | sed -n '/^ *# .*spank_ebpf_sets\.conf$/,/^ *and on the plugin.s line:/p' | sed '$d' |
 	sed 's/^ *//' >"$tmp/sets.conf"

@@ -14,7 +14,7 @@
 JM_TEXTFILE=/var/lib/prometheus/node-exporter
 JM_PROM=127.0.0.1:19090
 JM_NODE=127.0.0.1:19100
-JM_IO=127.0.0.1:9441
+JM_IO=127.0.0.1:941
 JM_OTHER=sse-other
 
 # The container's cgroup2 hierarchy: /sys/fs/cgroup/unified (hybrid) or
@@ -167,6 +167,45 @@ jm_firewall() {
 	ct nft delete table inet spank_ebpf
 }
 
+# _jm_listening PORT: a TCP socket listens on PORT (state 0A) on the node.
+_jm_listening() {
+	ct cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$(printf ':%04X' "$1")" \
+		'$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
+}
+
+# The io set's address is a privileged port: user $JM_OTHER cannot bind
+# it. Root's listener on it (a mistake, not an attack) makes the next
+# --ebpf=io job's instance fail: the job still completes, the plugin's
+# log has the exporter's taken-by line (with the holder, found by the
+# unit's root ExecStartPre), status names the holder; then cleaned up.
+jm_taken() {
+	local c j sq out host=${JM_IO%:*} port=${JM_IO#*:}
+	out=$(SYS_USER=$JM_OTHER ctu python3 -c 'import socket, sys; socket.socket().bind((sys.argv[1], int(sys.argv[2])))' \
+		"$host" "$port" 2>&1)
+	like "job metrics: user $JM_OTHER cannot bind the io set's address $JM_IO" "$out" 'PermissionError'
+	ct systemd-run --quiet --unit=sse-squatter python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); time.sleep(600)' "$host" "$port"
+	ok_if "job metrics: root's python3 listens on $JM_IO" \
+		wait_until 20 "a listener on $JM_IO" _jm_listening "$port"
+	sq=$(unit_main_pid sse-squatter.service)
+	c=$(journal_mark)
+	j=$(submit_work jm-taken --ebpf=io) || { is "job metrics: sbatch --ebpf=io accepted" no yes; return; }
+	wait_started jm-taken
+	out=$(ct "$SYS_ADMIN_CMD" status 2>&1)
+	like "job metrics: status names who holds the io set's address" "$out" \
+		"^anomaly: set io: its address ${host//./\\.}:$port is held by uid 0 \\(root\\), pid $sq \\(python3\\), not by spank-ebpf-exporter@io\\.service\$"
+	release jm-taken
+	wait_job_done "$j"
+	is "job metrics: the job whose set could not start still COMPLETED" "$(job_state "$j")" COMPLETED
+	like "job metrics: the plugin logged the exporter's taken-by line" "$(plugin_log_since "$c")" \
+		"spank-ebpf-exporter@io said: spank-ebpf: exporter: set io: cannot listen on ${host//./\\.}:$port: it is taken by uid 0 \\(root\\), pid $sq \\(python3\\)"
+	ct systemctl stop sse-squatter.service
+	ct systemctl reset-failed spank-ebpf-exporter@io.service sse-squatter.service 2>/dev/null
+	is "job metrics: cleaned up: the io instance and the listener gone" \
+		"$(settled_unit_state spank-ebpf-exporter@io.service) $(_jm_listening "$port" && echo listening)" "inactive "
+}
+
 # The issue's scenario: a job of the test user asking --ebpf=io does
 # direct I/O beside a job of another user that did not ask (and does the
 # same I/O), and a third job (the test user's, --ebpf=io, no I/O) keeps
@@ -256,10 +295,94 @@ scn_job_metrics() {
 	is "job metrics: the textfile lists no job" \
 		"$(cat "$NODE_ROOT$JM_TEXTFILE/spank_ebpf_jobs.prom" 2>/dev/null | grep -c '^spank_ebpf_job_info{')" 0
 	diag "job metrics: plugin lines: $(plugin_log_since "$c" | tr '\n' '|')"
+	jm_taken
 	jm_unplace
 	jm_monitoring_stop
 	plugin_args mode=opt-in
 	sys_restart_slurmd || bail "slurmd did not restart without sets="
 	rm -f "$NODE_ROOT$SYS_SETS_FILE"
+	real_teardown
+}
+
+# _jm_filter_jobs PID: the job IDs in the spank_jobs maps PID holds (the
+# exporter's own: maps are kernel-global, another container's have the
+# same names), sorted, space-separated.
+_jm_filter_jobs() {
+	ct python3 - "$1" <<'PYEOF'
+import json, os, subprocess, sys
+pid, jobs = sys.argv[1], set()
+for fd in os.listdir("/proc/%s/fd" % pid):
+    if os.readlink("/proc/%s/fd/%s" % (pid, fd)) != "anon_inode:bpf-map":
+        continue
+    info = dict(l.split(":", 1) for l in open("/proc/%s/fdinfo/%s" % (pid, fd)) if ":" in l)
+    mid = info.get("map_id", "").strip()
+    show = json.loads(subprocess.run(["bpftool", "-j", "map", "show", "id", mid], capture_output=True, text=True).stdout or "{}")
+    if show.get("name") != "spank_jobs":
+        continue
+    for e in json.loads(subprocess.run(["bpftool", "-j", "map", "dump", "id", mid], capture_output=True, text=True).stdout or "[]"):
+        v = e.get("value", [])
+        if isinstance(v, list):
+            jobs.add(int.from_bytes(bytes(int(x, 16) for x in v[:4]), "little"))
+print(" ".join(str(j) for j in sorted(jobs)))
+PYEOF
+}
+
+# One user's job array cannot crowd the others out of the probes: the
+# io set runs spank-io built for 4 jobs (as `make probes-tiny` builds it,
+# compiled here alone, given through the sets file's config_dir). Another user's job starts the
+# instance; then the test user's array of 3 asks --ebpf=io: two of its
+# jobs are admitted to the filter (half of 4), the third is held but not
+# observed, said and counted (spank_ebpf_jobs_not_observed_total{reason=
+# "user_share"}); the other user's job stays in the filter.
+JM_TINY_DIR=/var/lib/spank-ebpf-tiny
+scn_jm_user_share() {
+	local c o arr pe fj inf ma top=${srcdir:-.}
+	_real_have || return 0
+	command -v clang >/dev/null || { skip_point "user share: no clang to build the 4-job spank-io"; return 0; }
+	mkdir -p "$NODE_ROOT$JM_TINY_DIR"
+	ma=$(gcc -print-multiarch 2>/dev/null)
+	clang -target bpf -O2 -g -Wall -D__TARGET_ARCH_x86 ${ma:+-idirafter /usr/include/$ma} -I"$top/probes" \
+		-DSPANK_JOBS_MAX=4 -c "$top/probes/spank-io.bpf.c" -o "$NODE_ROOT$JM_TINY_DIR/spank-io.bpf.o" ||
+		{ is "user share: spank-io built for 4 jobs" failed built; return; }
+	install -m 0644 "$top/probes/spank-io.yaml" "$NODE_ROOT$JM_TINY_DIR/"
+	real_setup
+	{ echo "config_dir = $JM_TINY_DIR"; _real_sets_file; } >"$NODE_ROOT$SYS_SETS_FILE"
+	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	sys_restart_slurmd || bail "slurmd did not restart with sets="
+	ct id "$JM_OTHER" >/dev/null 2>&1 || ct useradd -m -s /bin/sh "$JM_OTHER"
+	c=$(journal_mark)
+	o=$(SYS_USER=$JM_OTHER submit_payload jm-other --ebpf=io) || { is "user share: the other user's sbatch accepted" no yes; return; }
+	wait_started jm-other
+	is "user share: the io instance runs for $JM_OTHER's job $o" \
+		"$(settled_unit_state spank-ebpf-exporter@io.service)" active
+	pe=$(unit_main_pid spank-ebpf-exporter@io.service)
+	arr=$(submit_payload jm-arr --ebpf=io --array=1-3) || { is "user share: the array's sbatch accepted" no yes; return; }
+	_jm_three_held() { [ "$(ct squeue -h -t R -u "$SYS_USER" -o %i | grep -c .)" -eq 3 ]; }
+	ok_if "user share: the array's 3 jobs run" wait_until 60 "3 jobs of $SYS_USER running" _jm_three_held
+	_jm_refused() { ct sh -c 'grep -q "^not_observed_user_share 1$" "$1".stats.io' sh "$STATE"; }
+	ok_if "user share: one of the array's jobs is counted not observed (user_share)" \
+		wait_until 30 "not_observed_user_share 1" _jm_refused
+	fj=$(_jm_filter_jobs "$pe")
+	diag "user share: jobs in the io filter: $fj; $SYS_USER's: $(ct squeue -h -u "$SYS_USER" -o %A | tr '\n' ' ')"
+	inf=0
+	for j in $(ct squeue -h -u "$SYS_USER" -o %A); do
+		case " $fj " in *" $j "*) inf=$((inf + 1)) ;; esac
+	done
+	is "user share: 2 of the array's 3 jobs in the filter (half of the capacity, 4)" "$inf" 2
+	like "user share: $JM_OTHER's job $o still in the filter" " $fj " " $o "
+	like "user share: the plugin said so" "$(plugin_log_since "$c")" \
+		"not observed by set io: uid [0-9]+'s jobs already take half of its probes' capacity \\(4 jobs\\)"
+	like "user share: spank-ebpf metrics counts it" "$(ct "$SYS_ADMIN_CMD" metrics 2>&1)" \
+		'spank_ebpf_jobs_not_observed_total\{.*reason="user_share"\} 1'
+	release jm-arr
+	release jm-other
+	for j in $(ct squeue -h -o %A); do wait_job_done "$j"; done
+	is "user share: the io instance stopped after the last job" \
+		"$(settled_unit_state spank-ebpf-exporter@io.service)" inactive
+	plugin_args mode=opt-in
+	sys_restart_slurmd || bail "slurmd did not restart without sets="
+	rm -f "$NODE_ROOT$SYS_SETS_FILE"
+	rm -rf "${NODE_ROOT:?}$JM_TINY_DIR"
 	real_teardown
 }

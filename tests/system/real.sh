@@ -301,13 +301,13 @@ textfile = ${1:-none}
 [io]
 description = Block I/O latency and bytes of the job
 configs = spank-io
-listen = 127.0.0.1:9441
+listen = 127.0.0.1:941
 linger = 0
 
 [sched]
 description = Run-queue latency of the job's threads
 configs = spank-sched
-listen = 127.0.0.1:9442
+listen = 127.0.0.1:942
 linger = 0
 EOT
 }
@@ -348,8 +348,8 @@ scn_real_sets() {
 	wait_started rsa
 	is "real sets: job A (io,sched) runs with both instances up" "$(job_state "$a"); $(inst_states)" \
 		"RUNNING; io=active sched=active"
-	is "real sets: io's exporter (127.0.0.1:9441) serves only spank-io" "$(set_configs 9441)" spank-io
-	is "real sets: sched's exporter (127.0.0.1:9442) serves only spank-sched" "$(set_configs 9442)" spank-sched
+	is "real sets: io's exporter (127.0.0.1:941) serves only spank-io" "$(set_configs 941)" spank-io
+	is "real sets: sched's exporter (127.0.0.1:942) serves only spank-sched" "$(set_configs 942)" spank-sched
 	is "real sets: no other instance" \
 		"$(ct systemctl list-units --no-legend --plain 'spank-ebpf-exporter@*' | awk '{print $1}' | sort | tr '\n' ' ')" \
 		"spank-ebpf-exporter@io.service spank-ebpf-exporter@sched.service "
@@ -366,12 +366,12 @@ scn_real_sets() {
 	wait_job_done "$a"
 	is "real sets: after job A: io stopped, sched still up in the same process" \
 		"$(inst_states); $(unit_main_pid spank-ebpf-exporter@sched.service)" "io=inactive sched=active; $pid"
-	is "real sets: io's port refuses, sched's serves spank-sched" "$(set_configs 9441); $(set_configs 9442)" \
+	is "real sets: io's port refuses, sched's serves spank-sched" "$(set_configs 941); $(set_configs 942)" \
 		"down; spank-sched"
 	release rsb
 	wait_job_done "$b"
 	is "real sets: after job B: both stopped, both ports refuse" \
-		"$(inst_states); $(set_configs 9441); $(set_configs 9442)" "io=inactive sched=inactive; down; down"
+		"$(inst_states); $(set_configs 941); $(set_configs 942)" "io=inactive sched=inactive; down; down"
 	is "real sets: io started once and stopped once" \
 		"$(unit_jobs_since "$c" spank-ebpf-exporter@io.service)" "start stop"
 	is "real sets: sched started once and stopped once, across both jobs" \

@@ -6,6 +6,7 @@
 . "${srcdir:-.}/tests/system/real.sh"
 . "${srcdir:-.}/tests/system/jobmetrics.sh"
 . "${srcdir:-.}/tests/system/upgrade.sh"
+. "${srcdir:-.}/tests/system/reportsock.sh"
 
 # system_suite RELEASE
 system_suite() {
@@ -14,10 +15,12 @@ system_suite() {
 	# Slurm (--ebpf=SET is parsed by each release's option code), and
 	# the job metrics' end to end (Prometheus, node_exporter) on one
 	# release: what it checks is the probes' and the plugin's, the same
-	# on every release, and it takes a minute or two. The upgrade from the
+	# on every release, and it takes a minute or two; one user's share
+	# of the probes' capacity (spank-io built for 4 jobs: half a
+	# minute) there too. The upgrade from the
 	# release before probe sets on the oldest Slurm (its packages built
 	# for it too: two more minutes), and the downgrade back to it.
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics upgrade downgrade" ;;
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share upgrade downgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's
@@ -26,6 +29,11 @@ system_suite() {
 		export SYSTEM_SLURMD_SYSLOG_DEBUG=${SYSTEM_SLURMD_SYSLOG_DEBUG-info}
 		[ "$1" != sid ] || SYS_MORE_SCENARIOS=real_sets
 		;;
+	esac
+	# The report socket under a hostile user, on the oldest systemd and
+	# a newer one (252, 257): its limits are systemd's and the service's.
+	case $1 in
+	bookworm | trixie) SYS_MORE_SCENARIOS="${SYS_MORE_SCENARIOS:-} reportsock" ;;
 	esac
 	sys_main "$1"
 }

@@ -244,9 +244,9 @@ static void test_random_sets(void)
 
 	snprintf(path, sizeof(path), "%s/sets.conf", dir);
 	s = "unit = ebpf_exporter@.service\ndefault = io\n"
-	    "[io]\ndescription = a\nconfigs = a\nlisten = :9441\n"
-	    "[sched]\ndescription = b\nconfigs = b\nlisten = :9442\n"
-	    "[net]\ndescription = c\nconfigs = c\nlisten = :9443\n";
+	    "[io]\ndescription = a\nconfigs = a\nlisten = :941\n"
+	    "[sched]\ndescription = b\nconfigs = b\nlisten = :942\n"
+	    "[net]\ndescription = c\nconfigs = c\nlisten = :943\n";
 	tu_write(path, s, strlen(s));
 	snprintf(cfg.sets, sizeof(cfg.sets), "%s", path);
 	snprintf(log, sizeof(log), "%s/bin/calls.log", dir);

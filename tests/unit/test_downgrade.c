@@ -23,8 +23,8 @@ static char dir[128], sets_path[200], marker[700];
 static const char sets_text[] =
 	"unit = ebpf_exporter@.service\n"
 	"default = io\n"
-	"[io]\ndescription = Block I/O\nconfigs = a\nlisten = 127.0.0.1:9441\nlinger = 30\n"
-	"[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:9442\n";
+	"[io]\ndescription = Block I/O\nconfigs = a\nlisten = 127.0.0.1:941\nlinger = 30\n"
+	"[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:942\n";
 
 /* The double's starts and stops, "<verb> <unit>" one a line (its
  * is-active answers left out), and forgets them. */

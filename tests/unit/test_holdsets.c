@@ -25,9 +25,9 @@ static const char sets_text[] =
 	"unit = ebpf_exporter@.service\n"
 	"default = io\n"
 	"always = sched\n"
-	"[io]\ndescription = Block I/O\nconfigs = a\nlisten = 127.0.0.1:9441\nlinger = 30\n"
-	"[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:9442\n"
-	"[net]\ndescription = TCP\nconfigs = c\nlisten = 127.0.0.1:9443\n";
+	"[io]\ndescription = Block I/O\nconfigs = a\nlisten = 127.0.0.1:941\nlinger = 30\n"
+	"[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:942\n"
+	"[net]\ndescription = TCP\nconfigs = c\nlisten = 127.0.0.1:943\n";
 
 /* The double's calls since fresh(), without the lock and count fields:
  * "start ebpf_exporter@io.service count=1" and so on, one per line. */
@@ -263,7 +263,7 @@ static void test_template_changed(void)
 	   "the start noted in <state>.units, root's alone: %s", text ? text : "(none)");
 	free(text);
 	write_sets("unit = other@.service\ndefault = sched\n"
-		   "[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:9442\n");
+		   "[sched]\ndescription = Run queue\nconfigs = b\nlisten = 127.0.0.1:942\n");
 	ok(release(1) == (EV_CHANGED | EV_STOPPED) &&
 	   calls_are("start ebpf_exporter@sched.service count=1\nstop ebpf_exporter@sched.service count=0\n"),
 	   "unit= changed to other@: the epilog stops ebpf_exporter@sched all the same");
@@ -311,7 +311,7 @@ static void test_set_no_longer_declared(void)
 	fresh();
 	acquire(1, "net");
 	write_sets("unit = ebpf_exporter@.service\ndefault = io\n"
-		   "[io]\ndescription = Block I/O\nconfigs = a\nlisten = 127.0.0.1:9441\n");
+		   "[io]\ndescription = Block I/O\nconfigs = a\nlisten = 127.0.0.1:941\n");
 	ok(release(1) == (EV_CHANGED | EV_STOPPED) &&
 	   calls_are("start ebpf_exporter@net.service count=1\nstop ebpf_exporter@net.service count=0\n"),
 	   "net removed from the file: its last holder still stops its instance");

@@ -277,9 +277,9 @@ static void test_random_sigkills_sets(void)
 {
 	char path[200];
 	const char *text = "unit = ebpf_exporter@.service\ndefault = io\n"
-			   "[io]\ndescription = a\nconfigs = a\nlisten = :9441\n"
-			   "[net]\ndescription = b\nconfigs = b\nlisten = :9442\n"
-			   "[sched]\ndescription = c\nconfigs = c\nlisten = :9443\n";
+			   "[io]\ndescription = a\nconfigs = a\nlisten = :941\n"
+			   "[net]\ndescription = b\nconfigs = b\nlisten = :942\n"
+			   "[sched]\ndescription = c\nconfigs = c\nlisten = :943\n";
 
 	hold_update(&cfg, ANCHOR, HOLD_RELEASE, NULL);
 	snprintf(path, sizeof(path), "%s/sets.conf", dir);

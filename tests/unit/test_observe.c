@@ -35,9 +35,9 @@ static char sets_text[1024];
 	"unit = ebpf_exporter@.service\n" \
 	"default = io\n" \
 	"textfile = %s\n" \
-	"[io]\ndescription = Block I/O\nconfigs = spank-io\nlisten = 127.0.0.1:9441\nlinger = 30\n" \
-	"[two]\ndescription = Two of ours\nconfigs = spank-sched,spank-net\nlisten = 127.0.0.1:9442\n" \
-	"[plain]\ndescription = Not ours\nconfigs = biolatency\nlisten = 127.0.0.1:9443\n"
+	"[io]\ndescription = Block I/O\nconfigs = spank-io\nlisten = 127.0.0.1:941\nlinger = 30\n" \
+	"[two]\ndescription = Two of ours\nconfigs = spank-sched,spank-net\nlisten = 127.0.0.1:942\n" \
+	"[plain]\ndescription = Not ours\nconfigs = biolatency\nlisten = 127.0.0.1:943\n"
 
 /* A metric map's key as the probes make it: the job ID first. */
 struct metric_key {
@@ -201,7 +201,7 @@ static char *textfile_text(void)
 
 static int acquire(uint32_t job, const char *value, const char *user, const char *sluid)
 {
-	struct job_who who = { user, sluid };
+	struct job_who who = { user, sluid, NULL };
 	int ev = 0;
 
 	log_set_context("prolog job %u", job);
@@ -426,6 +426,228 @@ static void test_prune_ends_dropped_jobs(void)
 	jobset_free(&set);
 }
 
+/* The stand-in exporter of spank-net as built: its metric map
+ * spank_net_tcp_retransmits_total is keyed by the job ID alone (4 bytes,
+ * as spank-oom's is), the prefix's whole length. */
+static pid_t exporter_job_keyed(void)
+{
+	int p[2];
+	char c = 'n';
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (map_create(BPF_MAP_TYPE_HASH, SPANK_JOBS_MAP, sizeof(struct spank_job_key),
+			       sizeof(struct spank_job_val)) >= 0 &&
+		    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) >= 0 &&
+		    map_create(BPF_MAP_TYPE_HASH, "spank_net_tcp_r", sizeof(uint32_t), 8) >= 0)
+			c = 'y';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		stop_exporter(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* A series of job in a metric map keyed by the job ID alone: put (1),
+ * or 1 when it is there (0). */
+static int series_job_keyed(pid_t pid, uint32_t job, int put)
+{
+	uint64_t v = 3;
+	struct bpfmap m;
+	int rc;
+
+	if (held_map(pid, "spank_net_tcp_r", 0, &m) < 0)
+		return -1;
+	rc = put ? bpfmap_update(&m, &job, &v) : bpfmap_lookup(&m, &job, &v) == 0;
+	bpfmap_close(&m);
+	return rc;
+}
+
+/* An ended job's series leave a metric map whose key is its ID and
+ * nothing else (spank-net's retransmits, spank-oom's kills): the prefix
+ * is the whole key. */
+static void test_prune_job_keyed_series(pid_t net)
+{
+	char text[sizeof(sets_text)];
+
+	snprintf(text, sizeof(text), "%s", sets_text);
+	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
+	fresh(text);
+	in_unit("io", net);
+	acquire(20, "io", "ken", NULL);
+	acquire(21, "io", "lena", NULL);
+	series_job_keyed(net, 20, 1);
+	series_job_keyed(net, 21, 1);
+	release(20);
+	ok(series_job_keyed(net, 20, 0) == 0 && series_job_keyed(net, 21, 0) == 1,
+	   "a job-ID-keyed map: job 20's series went at its end, job 21's stayed");
+	release(21);
+	ok(series_job_keyed(net, 21, 0) == 0, "and job 21's at its own");
+	in_unit("io", 0);
+}
+
+/* The stand-in exporter of spank-io with its drop counter
+ * (spank_io_dropped_total: keys {map, reason}, no job ID first). */
+static pid_t exporter_with_drops(void)
+{
+	int p[2];
+	char c = 'n';
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (config_maps("spank_io_latency", sizeof(struct spank_job_key)) == 0 &&
+		    map_create(BPF_MAP_TYPE_HASH, SPANK_IO_DROPPED, sizeof(struct spank_dropped_key), 8) >= 0)
+			c = 'y';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		stop_exporter(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* The drop counter {map 1, reason full}: put (1), or 1 when it is there. */
+static int drop_counted(pid_t pid, int put)
+{
+	struct spank_dropped_key k = { .map = 1, .reason = SPANK_DROP_FULL };
+	uint64_t v = 7;
+	struct bpfmap m;
+	int rc;
+
+	if (held_map(pid, "spank_io_droppe", 0, &m) < 0)
+		return -1;
+	rc = put ? bpfmap_update(&m, &k, &v) : bpfmap_lookup(&m, &k, &v) == 0;
+	bpfmap_close(&m);
+	return rc;
+}
+
+/* A drop counter is the config's, not a job's: job 1 ending takes its
+ * own series, not the counter whose key begins with map 1. */
+static void test_prune_leaves_drop_counter(pid_t drops)
+{
+	char text[sizeof(sets_text)];
+
+	snprintf(text, sizeof(text), "%s", sets_text);
+	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
+	fresh(text);
+	in_unit("io", drops);
+	acquire(1, "io", "olga", NULL);
+	ok(drop_counted(drops, 1) == 0, "a drop of map 1 counted");
+	series(drops, 1, 1);
+	release(1);
+	ok(series(drops, 1, 0) == 0, "job 1's series went at its end");
+	ok(drop_counted(drops, 0) == 1, "spank_io_dropped_total{map 1} stayed");
+	in_unit("io", 0);
+}
+
+/* The stand-in exporter of spank-io built for 4 jobs (make probes-tiny):
+ * its spank_jobs holds 8 names. */
+static pid_t exporter_tiny(void)
+{
+	union bpf_attr a;
+	int p[2];
+	char c = 'n';
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		memset(&a, 0, sizeof(a));
+		a.map_type = BPF_MAP_TYPE_HASH;
+		a.key_size = sizeof(struct spank_job_key);
+		a.value_size = sizeof(struct spank_job_val);
+		a.max_entries = 2 * 4;
+		snprintf(a.map_name, sizeof(a.map_name), "%s", SPANK_JOBS_MAP);
+		if (syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a)) >= 0 &&
+		    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) >= 0)
+			c = 'y';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		stop_exporter(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static int acquire_uid(uint32_t job, const char *user, const char *uid)
+{
+	struct job_who who = { user, NULL, uid };
+	int ev = 0;
+
+	log_set_context("prolog job %u", job);
+	return hold_acquire_as(&cfg, job, &who, "io", false, &ev) < 0 ? -1 : ev;
+}
+
+/* io's not_observed_user_share counter, as <state>.stats.io has it. */
+static long user_share_refusals(void)
+{
+	char path[300], *t, *at;
+	long n = 0;
+
+	snprintf(path, sizeof(path), "%s.stats.io", cfg.state);
+	t = tu_slurp(path);
+	if (t && (at = strstr(t, "not_observed_user_share ")))
+		n = atol(at + strlen("not_observed_user_share "));
+	free(t);
+	return n;
+}
+
+/* One user's jobs take at most half of the probes' capacity (4 jobs: 2):
+ * a third is held but kept out of the filter, and counted; another
+ * user's job is admitted; once one of the first ends, the user's next
+ * job is admitted again. Users are told apart by uid, not name. */
+static void test_user_share(pid_t tiny)
+{
+	struct spank_job_val v;
+
+	fresh(sets_text);
+	in_unit("io", tiny);
+	acquire_uid(31, "uma", "1001");
+	acquire_uid(32, "uma", "1001");
+	ok(filter_has(tiny, 0, "job_31", &v) == 1 && filter_has(tiny, 0, "job_32", &v) == 1,
+	   "user 1001's first two jobs are admitted");
+	ok(acquire_uid(33, "uma", "1001") >= 0, "its third is held all the same");
+	ok(filter_has(tiny, 0, "job_33", &v) == 0, "but kept out of the filter: half of 4 taken");
+	ok(user_share_refusals() == 1, "counted: not_observed_user_share %ld", user_share_refusals());
+	ok(tu_logged("not observed"), "and said in the log");
+	acquire_uid(34, "uma", "1002");
+	ok(filter_has(tiny, 0, "job_34", &v) == 1, "another uid's job (the same name) is admitted");
+	release(31);
+	acquire_uid(35, "uma", "1001");
+	ok(filter_has(tiny, 0, "job_35", &v) == 1, "after one of user 1001's jobs ended, its next is admitted");
+	release(32);
+	release(33);
+	release(34);
+	release(35);
+	in_unit("io", 0);
+}
+
 /* The job's line in <state>.jobs (malloc'd, without its newline), or NULL. */
 static char *record_of(uint32_t job)
 {
@@ -444,14 +666,15 @@ static char *record_of(uint32_t job)
 	return line;
 }
 
-/* The end time of a job's record: -1 when it has none. */
+/* The end time of a job's record (its fifth field: <jobid> <user>
+ * <sluid> <sets> <end> <uid>): -1 when it has none. */
 static long long record_end(uint32_t job)
 {
-	char *line = record_of(job), *sp;
+	char *line = record_of(job);
 	long long end = -1;
 
-	if (line && (sp = strrchr(line, ' ')))
-		end = atoll(sp + 1);
+	if (line && sscanf(line, "%*s %*s %*s %*s %lld", &end) != 1)
+		end = -1;
 	free(line);
 	return end;
 }
@@ -687,7 +910,7 @@ static void test_label_safety(pid_t io)
 
 int main(void)
 {
-	pid_t io, two, odd;
+	pid_t io, two, odd, net, drops, tiny;
 	char p[300];
 
 	tu_sets_scratch(&cfg, dir, sets_path);
@@ -705,7 +928,10 @@ int main(void)
 	io = exporter(1, sizeof(struct spank_job_key));
 	two = exporter(2, sizeof(struct spank_job_key));
 	odd = exporter(1, 32);
-	if (io < 0 || two < 0 || odd < 0) {
+	net = exporter_job_keyed();
+	drops = exporter_with_drops();
+	tiny = exporter_tiny();
+	if (io < 0 || two < 0 || odd < 0 || net < 0 || drops < 0 || tiny < 0) {
 		tap_skip("cannot create BPF maps here (needs root and bpf(2))");
 	} else {
 		test_join_admits(io);
@@ -716,6 +942,9 @@ int main(void)
 		test_admit_all(io);
 		test_foreign_layout(odd);
 		test_label_safety(io);
+		test_prune_job_keyed_series(net);
+		test_prune_leaves_drop_counter(drops);
+		test_user_share(tiny);
 		test_records_full(io);
 		test_textfile_group(io);
 		test_textfile_group_unknown(io);
@@ -729,5 +958,8 @@ int main(void)
 	stop_exporter(io);
 	stop_exporter(two);
 	stop_exporter(odd);
+	stop_exporter(net);
+	stop_exporter(drops);
+	stop_exporter(tiny);
 	return tap_done();
 }

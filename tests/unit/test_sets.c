@@ -23,16 +23,16 @@ static const char good[] =
 	"[io]\n"
 	"description = Block I/O latency and bytes of the job\n"
 	"configs = spank-io\n"
-	"listen = 127.0.0.1:9441\n"
+	"listen = 127.0.0.1:941\n"
 	"linger = 60\n"
 	"[sched]\n"
 	"description = Run-queue latency of the job\n"
 	"configs = spank-sched,timers\n"
-	"listen = :9442\n"
+	"listen = :942\n"
 	"[net]\n"
 	"description = TCP retransmits and connections\n"
 	"configs = spank-net\n"
-	"listen = [::1]:9443\n";
+	"listen = [::1]:943\n";
 
 static int parse(const char *text, struct sets *s, char *err, size_t errlen)
 {
@@ -47,8 +47,8 @@ static void test_good_file(void)
 	ok(parse(good, &s, err, sizeof(err)) == 0, "a good file is accepted: %s", err);
 	ok(s.n == 3 && !strcmp(s.set[0].name, "io") && !strcmp(s.set[1].name, "sched") &&
 	   !strcmp(s.set[2].name, "net"), "three sets, in the file's order");
-	ok(!strcmp(s.set[1].configs, "spank-sched,timers") && !strcmp(s.set[2].listen, "[::1]:9443") &&
-	   s.set[2].port == 9443, "configs and listen kept as written");
+	ok(!strcmp(s.set[1].configs, "spank-sched,timers") && !strcmp(s.set[2].listen, "[::1]:943") &&
+	   s.set[2].port == 943, "configs and listen kept as written");
 	ok(s.set[0].linger_given && s.set[0].linger == 60 && !s.set[1].linger_given,
 	   "linger per set, where given");
 	ok(s.default_mask == 1 && s.always_mask == 3, "default = io, always = io,sched");
@@ -93,13 +93,16 @@ static const struct {
 	{ "default = io\n[io]\ndescription = x\nconfigs = .hidden\nlisten = :1\n", "is not a config name" },
 	{ "default = io\n[io]\ndescription = x\nconfigs = a,,b\nlisten = :1\n", "set io: \"\" is not a config name" },
 	{ "default = io\n[io]\ndescription = x\nconfigs = a,b,c,d,e,f,g,h,i\nlisten = :1\n", "set io: more than 8 configs" },
-	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 9441\n", "sets.conf:5: set io: listen must be HOST:PORT" },
-	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:0\n", "set io: listen port 0 is not from 1 to 65535" },
-	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:70000\n", "listen port 70000 is not from 1 to 65535" },
-	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 300.0.0.1:9441\n", "set io: listen host is not an IPv4 address" },
-	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = evil.example:9441\n", "listen host must be an address, localhost or nothing" },
-	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = :9441\n[net]\ndescription = y\nconfigs = d\nlisten = 127.0.0.1:9441\n",
-	  "sets.conf:9: set net: listen port 9441 is also set io's (line 5)" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 941\n", "sets.conf:5: set io: listen must be ADDRESS:PORT with a decimal port from 1 to 1023" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:0\n", "set io: listen must be ADDRESS:PORT" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:70000\n", "set io: listen must be ADDRESS:PORT" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 300.0.0.1:941\n", "set io: listen not an IPv4 address as inet_pton reads it" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:8941\n", "set io: listen port 8941 is not privileged (1 to 1023): any user could bind it first" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = localhost:941\n", "set io: listen host names are not accepted, localhost neither: write the address (127.0.0.1)" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 0127.0.0.1:941\n", "set io: listen not an IPv4 address" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = evil.example:941\n", "listen host names are not accepted" },
+	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = :941\n[net]\ndescription = y\nconfigs = d\nlisten = 127.0.0.1:941\n",
+	  "sets.conf:9: set net: listen port 941 is also set io's (line 5)" },
 	{ "default = io\n[io]\ndescription = x\nconfigs = c\nlisten = :1\nlinger = 86401\n", "linger must be a whole number of seconds from 0 to 86400" },
 	{ "default = io\n[io]\ndescription = \x01\nconfigs = c\nlisten = :1\n", "description must be 1 to 100 printable" },
 	{ "unit = ebpf_exporter.service\n", "sets.conf:1: unit must be a template service, NAME@.service" },
