@@ -2,9 +2,9 @@
 /* downgrade-prepare [--cancel] [--sets FILE]: the node ready for the
  * release before probe sets (downgrade.h), run by the packages' prerm
  * before an older version's files land; --cancel removes the marker it
- * leaves; --sets names the sets file when sets= is already off the line. Every
- * change goes to syslog with its reason, and to stderr; what was done to
- * stdout. */
+ * leaves; --sets names the sets file when sets= is already off the line.
+ * Every change goes to syslog with its reason, and to stderr; what was
+ * done to stdout. */
 #include <stdio.h>
 #include <string.h>
 
