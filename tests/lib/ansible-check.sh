@@ -90,11 +90,13 @@ an_written() {
 
 # Set aside: logs, Ansible's own files, slurmctld's state save, and the
 # compute package's metrics timer (spank-ebpf metrics, every minute, into
-# node_exporter's textfile directory where node_exporter is installed).
+# node_exporter's textfile directory where node_exporter is installed),
+# with the parents overlayfs copies up on a first write below them
+# (/var/lib/prometheus when the timer's first run falls in the window).
 an_written_else() {
 	printf '%s\n' "$AN_WRITTEN" | grep -Ev \
 		-e '^[^ ]+ . (/var/log|/root/\.ansible)(/|$)' -e '^ctl . /var/lib/slurm/slurmctld(/|$)' \
-		-e '^node[12] [df] /var/lib/prometheus/node-exporter(/spank_ebpf\.prom)?$' \
+		-e '^node[12] [df] /var/lib/prometheus(/node-exporter(/spank_ebpf\.prom)?)?$' \
 		-e '^[^ ]+ d (/|/root|/var|/var/lib|/var/lib/slurm)$' -e '^$'
 }
 
