@@ -161,7 +161,7 @@ static void test_mixed(void)
 	acquire(78, "io");
 	acquire(79, "io,sched");
 	ok(state_is("spank_ebpf state 2\n77 -\n78 io\n79 io,sched\n"), "before: 77 unit=, 78 io, 79 io,sched");
-	calls();
+	free(calls());
 	ok(prepare(&rep) == 0, "downgrade-prepare succeeds");
 	ok(state_is("3\n77\n78\n79\n"), "the state in the older release's form: all three jobs kept");
 	{
@@ -195,7 +195,7 @@ static void test_sets_only(void)
 
 	fresh();
 	acquire(5, "sched");
-	calls();
+	free(calls());
 	ok(prepare(&rep) == 0 && state_is("1\n5\n"), "sets only: job 5 holds unit= in the old form");
 	ok(old_release_reads("1\n5\n") && old_release_reads("0\n"), "... which 0b57a39's parser reads (so is an empty one)");
 	ok(calls_are("stop ebpf_exporter@sched.service\nstart ebpf_exporter.service\n"),
@@ -216,7 +216,7 @@ static void test_lingering_instance(void)
 	fresh();
 	acquire(1, "io");
 	ok(release(1) == (EV_CHANGED | EV_LINGERING), "io lingers after job 1");
-	calls();
+	free(calls());
 	ok(prepare(&rep) == 0 && calls_are("stop ebpf_exporter@io.service\n"),
 	   "downgrade-prepare stops the lingering io instance");
 	snprintf(p, sizeof(p), "%s.linger.io", cfg.state);
@@ -235,14 +235,14 @@ static void test_marker_and_cancel(void)
 	fresh();
 	acquire(78, "io");
 	prepare(&rep);
-	calls();
+	free(calls());
 	tu_clear_logs();
 	ok(acquire(78, "io") == 0 && state_is("1\n78\n") && calls_are(""),
 	   "marker: job 78 asking again (its prolog re-run) gets no set, keeps unit=");
 	ok(tu_logged("its probe sets were switched off for a downgrade"), "... and the log says why");
 	ok(acquire(80, "io") == (EV_CHANGED | EV_STARTED), "another job still gets its sets");
 	release(80);
-	calls();
+	free(calls());
 	log_set_context("downgrade-prepare --cancel");
 	ok(downgrade_cancel(&cfg, &rep) == 0 && rep.marker && stat(marker, &st) < 0,
 	   "--cancel removes the marker");
@@ -302,14 +302,14 @@ static void test_line_without_sets(void)
 
 	fresh();
 	acquire(78, "io");
-	calls();
+	free(calls());
 	c.sets[0] = '\0';
 	ok(downgrade_prepare(&c, &rep) == 0 && state_is("1\n78\n") &&
 	   calls_are("stop ebpf_exporter@io.service\nstart ebpf_exporter.service\n"),
 	   "sets= removed first: the held set stops by the unit noted as started");
 	fresh();
 	acquire(78, "io");
-	calls();
+	free(calls());
 	snprintf(p, sizeof(p), "%s.units", cfg.state);
 	unlink(p);
 	ok(downgrade_prepare(&c, &rep) == 0 && state_is("1\n78\n") &&
@@ -329,7 +329,7 @@ static void test_second_run_without_sets(void)
 	acquire(78, "io");
 	prepare(&rep);
 	acquire(79, "sched");
-	calls();
+	free(calls());
 	c.sets[0] = '\0';
 	ok(downgrade_prepare(&c, &rep) == 0 && state_is("2\n78\n79\n") &&
 	   calls_are("stop ebpf_exporter@sched.service\n"),

@@ -876,8 +876,9 @@ static void test_epilog_sets_unreadable(pid_t io)
 static void test_reconcile_sets_off(pid_t io)
 {
 	char saved[sizeof(cfg.sets)];
-	struct reconcile_report rep;
+	struct reconcile_report rep = { 0 };
 	struct slurm_ask ask;
+	int rc;
 
 	fresh(sets_text);
 	in_unit("io", io);
@@ -886,7 +887,9 @@ static void test_reconcile_sets_off(pid_t io)
 	memcpy(saved, cfg.sets, sizeof(saved));
 	cfg.sets[0] = '\0';
 	tu_squeue(&ask, dir, "ok", "");
-	ok(reconcile_run(&cfg, &ask, false, &rep) == 0 && rep.removed == 1,
+	/* Run before ok(): its arguments are evaluated in no set order. */
+	rc = reconcile_run(&cfg, &ask, false, &rep);
+	ok(rc == 0 && rep.removed == 1,
 	   "sets= gone, no epilog: reconcile drops job 26 (%zu removed)", rep.removed);
 	memcpy(cfg.sets, saved, sizeof(saved));
 	sets_gone_checks("sets= gone, healed by reconcile", 26, "sT26", io);
