@@ -652,6 +652,38 @@ unlike "... nothing of the fake's bytes or escapes anywhere" "$out$(cat "$d/err"
 kill "$fake_pid"
 wait "$fake_pid" 2>/dev/null
 fake_pid=
+# Held by the unit when report connects, no longer when the answer is in
+# (the unit stopped, say, and someone else answered on its port): the
+# check after the read refuses the figures read.
+python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 943))
+s.listen(8)
+open(sys.argv[1] + ".ready", "w").close()
+while True:
+    c, _ = s.accept()
+    try:
+        c.recv(4096)
+        open(sys.argv[1], "w").close()  # out of the unit before answering
+        c.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n"
+                  b"ebpf_exporter_spank_oom_kills_total{jobid=\"8\"} 424242\n")
+    finally:
+        c.close()
+' "$cg/ebpf_exporter@net.service/cgroup.procs" >/dev/null 2>&1 &
+fake_pid=$!
+wait_until 20 "the unit's server on 127.0.0.1:943" test -e "$cg/ebpf_exporter@net.service/cgroup.procs.ready"
+echo "$fake_pid" >"$cg/ebpf_exporter@net.service/cgroup.procs"
+run -c "$d/plugstack.conf" report 8
+is "report 8: net's server left the unit during the answer: no figures of it, exit 1" "$rc" 1
+unlike "... the answer read is not shown" "$out" '424242'
+like "... the address is said to be held by someone else now" "$err" \
+	"^spank-ebpf: report: set net: its address 127\\.0\\.0\\.1:943 is held by uid 0 \\(root\\), pid $fake_pid \\(python3\\), not by ebpf_exporter@net\\.service"
+kill "$fake_pid"
+wait "$fake_pid" 2>/dev/null
+fake_pid=
+rm -f "$cg/ebpf_exporter@net.service/cgroup.procs.ready"
 run_unit -c "$d/plugstack.conf" exporter net
 like "the user's server gone: exporter net binds and runs" "$rc $(cat "$d/run/exporter.env" 2>&1) $err" \
 	"^0 pid=own fds=1 fd3=socket bind_cap=0 spank-ebpf: exporter: set net: 127\\.0\\.0\\.1:943 bound; "
