@@ -68,23 +68,54 @@ static void beside_systemctl(const struct config *cfg, const char *name, char *b
 	snprintf(buf, len, "%.*s/%s", (int)(slash - cfg->systemctl), cfg->systemctl, name);
 }
 
-/* The failed start's own words: of the lines its last run logged (its
- * invocation, as systemd tags them), the first that reads like an error,
- * else the last. Asked of systemd (bounded calls); "" when it cannot be. */
-static void unit_said(const struct config *cfg, const char *unit, char *line, size_t len)
+/* The first line of out that reads like an error; NULL if none (*last:
+ * its last line, NULL when out is empty). */
+static const char *said_pick(const char *out, const char **last_line)
 {
-	static struct runcmd_result res;
 	/* "ailed"/"ailure", not "ail": ebpf_exporter says "fanotify not
 	 * available" before the line that tells why it failed. */
 	static const char *const errorish[] = { "rror", "ailed", "ailure", "issed", "annot",
 						 "o such", "not exist", "enied", "not permitted",
 						 "nvalid" };
+	const char *p, *last = NULL;
+	size_t i;
+
+	for (p = out; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
+		size_t n = strcspn(p, "\n");
+
+		if (n == 0)
+			continue;
+		last = p;
+		for (i = 0; i < sizeof(errorish) / sizeof(errorish[0]); i++) {
+			const char *hit = strstr(p, errorish[i]);
+
+			if (hit && hit < p + n)
+				return p;
+		}
+	}
+	*last_line = last;
+	return NULL;
+}
+
+/* The failed start's own words: of the lines its last run logged (its
+ * invocation, as systemd tags them), the first that reads like an error,
+ * else the last. The service's own lines (_SYSTEMD_INVOCATION_ID) come
+ * first: journald reads them from the service's stream and may not have
+ * them yet when systemd's own "Failed with result" is in, so they are
+ * asked for up to three times, 200 ms apart, until one reads like an
+ * error; then systemd's lines too (INVOCATION_ID). Asked of systemd
+ * (bounded calls); "" when it cannot be. Only a failed start pays. */
+static void unit_said(const struct config *cfg, const char *unit, char *line, size_t len)
+{
+	static struct runcmd_result res;
 	char journalctl[CONFIG_PATH_MAX + 16], id[64], match1[96], match2[96];
 	char *show[] = { (char *)cfg->systemctl, "show", "--property=InvocationID", "--value", "--",
 			 (char *)unit, NULL };
-	char *argv[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, "+",
-			 match2, NULL };
-	const char *p, *pick = NULL, *last = NULL;
+	char *own[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, NULL };
+	char *all[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, "+",
+			match2, NULL };
+	const char *pick = NULL, *last = NULL;
+	int try;
 	size_t i;
 
 	line[0] = '\0';
@@ -95,20 +126,17 @@ static void unit_said(const struct config *cfg, const char *unit, char *line, si
 	snprintf(match1, sizeof(match1), "_SYSTEMD_INVOCATION_ID=%s", id);
 	snprintf(match2, sizeof(match2), "INVOCATION_ID=%s", id);
 	beside_systemctl(cfg, "journalctl", journalctl, sizeof(journalctl));
-	if (runcmd(argv, cfg->timeout * 1000, &res) < 0)
-		return;
-	for (p = res.output; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
-		size_t n = strcspn(p, "\n");
-
-		if (n == 0)
-			continue;
-		last = p;
-		for (i = 0; !pick && i < sizeof(errorish) / sizeof(errorish[0]); i++) {
-			const char *hit = strstr(p, errorish[i]);
-
-			if (hit && hit < p + n)
-				pick = p;
-		}
+	for (try = 0; try < 3 && !pick; try++) {
+		if (try)
+			usleep(200 * 1000);
+		if (runcmd(own, cfg->timeout * 1000, &res) < 0)
+			return;
+		pick = said_pick(res.output, &last);
+	}
+	if (!pick) {
+		if (runcmd(all, cfg->timeout * 1000, &res) < 0)
+			return;
+		pick = said_pick(res.output, &last);
 	}
 	if (!pick)
 		pick = last;
