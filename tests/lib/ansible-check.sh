@@ -92,12 +92,15 @@ an_written() {
 # compute package's metrics timer (spank-ebpf metrics, every minute, into
 # node_exporter's textfile directory where node_exporter is installed),
 # with the parents overlayfs copies up on a first write below them
-# (/var/lib/prometheus when the timer's first run falls in the window).
+# (/var/lib/prometheus when the timer's first run falls in the window);
+# and the stamps systemd itself writes when one of the OS's persistent
+# timers elapses (e2scrub_all, apt-daily...).
 an_written_else() {
 	printf '%s\n' "$AN_WRITTEN" | grep -Ev \
 		-e '^[^ ]+ . (/var/log|/root/\.ansible)(/|$)' -e '^ctl . /var/lib/slurm/slurmctld(/|$)' \
 		-e '^node[12] [df] /var/lib/prometheus(/node-exporter(/spank_ebpf\.prom)?)?$' \
-		-e '^[^ ]+ d (/|/root|/var|/var/lib|/var/lib/slurm)$' -e '^$'
+		-e '^[^ ]+ [df] /var/lib/systemd/timers(/stamp-[^/ ]+\.timer)?$' \
+		-e '^[^ ]+ d (/|/root|/var|/var/lib|/var/lib/slurm|/var/lib/systemd)$' -e '^$'
 }
 
 # an_check_play NAME ARGS...: play NAME --check --diff ARGS, the hosts'
