@@ -171,6 +171,18 @@ plugin_log_since() {
 	"$PLUGIN_LOG" "$1"
 }
 
+# wait_logged CURSOR ERE [SECONDS]: waits (default 20 s) until the
+# plugin's lines since CURSOR have one matching ERE. A job can run before
+# its prolog's last lines are in the log: journald reads slurmd's stream
+# in its own time. Fails (after saying so) when none comes.
+wait_logged() {
+	wait_until "${3:-20}" "a plugin line matching: $2" _slurm_logged "$1" "$2"
+}
+
+_slurm_logged() {
+	plugin_log_since "$1" | grep -Eq -- "$2"
+}
+
 refcounts_since() {
 	plugin_log_since "$1" | refcounts_of
 }

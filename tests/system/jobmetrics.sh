@@ -198,6 +198,7 @@ s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); time.sleep(600)' "$host" "
 	release jm-taken
 	wait_job_done "$j"
 	is "job metrics: the job whose set could not start still COMPLETED" "$(job_state "$j")" COMPLETED
+	wait_logged "$c" "spank-ebpf-exporter@io said: "
 	like "job metrics: the plugin logged the exporter's taken-by line" "$(plugin_log_since "$c")" \
 		"spank-ebpf-exporter@io said: spank-ebpf: exporter: set io: cannot listen on ${host//./\\.}:$port: it is taken by uid 0 \\(root\\), pid $sq \\(python3\\)"
 	ct systemctl stop sse-squatter.service

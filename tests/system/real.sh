@@ -216,6 +216,8 @@ _real_fault() {
 	c=$(journal_mark)
 	a=$(submit_work "sf-$tag-a" --ebpf) || { is "fault $tag: sbatch --ebpf accepted" no yes; return; }
 	wait_started "sf-$tag-a"
+	# The prolog's last line: its lines are all in the log.
+	wait_logged "$c" "prolog job $a: the job is not affected"
 	is "fault $tag: the job runs, the state holds it, the unit failed" \
 		"$(job_state "$a"); $(state); $(settled_unit_state)" "RUNNING; $(state_of "$a"); failed"
 	log=$(plugin_log_since "$c")
@@ -230,6 +232,7 @@ _real_fault() {
 	# and runs all the same.
 	p=$(submit_work "sf-$tag-p" --ebpf) || { is "fault $tag: sbatch --ebpf accepted" no yes; return; }
 	wait_started "sf-$tag-p"
+	wait_logged "$c" "prolog job $p: the job is not affected"
 	log=$(plugin_log_since "$c")
 	like "fault $tag: while it persists, the next job tries again" "$log" \
 		"spank_ebpf: prolog job $p: ebpf_exporter(\.service)? is not running although 1 other jobs? holds? it; starting it again"
@@ -240,6 +243,7 @@ _real_fault() {
 	ct systemctl daemon-reload
 	b=$(submit_work "sf-$tag-b" --ebpf) || { is "fault $tag: sbatch --ebpf accepted" no yes; return; }
 	wait_started "sf-$tag-b"
+	wait_logged "$c" "prolog job $b: .*starting it again"
 	like "fault $tag: once undone, the next job tried again" "$(plugin_log_since "$c")" \
 		"spank_ebpf: prolog job $b: ebpf_exporter(\.service)? is not running although 2 other jobs hold it; starting it again"
 	is "fault $tag: ... and the exporter runs, with programs" \
