@@ -5,7 +5,8 @@
  * C: the BPF programs and the plugin's C code both include it. Nothing
  * here may change without changing both sides.
  *
- * Every config object (spank-io, spank-sched, spank-net, spank-oom) has its
+ * Every config object (spank-io, spank-sched, spank-sched-detail,
+ * spank-net, spank-oom) has its
  * own copy of each map below: an exporter process that loads several
  * configs holds several maps named SPANK_JOBS_MAP. The plugin updates
  * every one of them (found through /proc/<pid>/fdinfo of the exporter:
@@ -90,10 +91,12 @@
 #define SPANK_CONFIG_SCHED "spank-sched"
 #define SPANK_CONFIG_NET "spank-net"
 #define SPANK_CONFIG_OOM "spank-oom"
+#define SPANK_CONFIG_SCHED_DETAIL "spank-sched-detail"
 #define SPANK_JOB_IO (1u << 0)
 #define SPANK_JOB_SCHED (1u << 1)
 #define SPANK_JOB_NET (1u << 2)
 #define SPANK_JOB_OOM (1u << 3)
+#define SPANK_JOB_SCHED_DETAIL (1u << 4)
 
 /* The configs' drop counters (metric names; the kernel keeps 15
  * characters). */
@@ -101,6 +104,7 @@
 #define SPANK_SCHED_DROPPED "spank_sched_dropped_total"
 #define SPANK_NET_DROPPED "spank_net_dropped_total"
 #define SPANK_OOM_DROPPED "spank_oom_dropped_total"
+#define SPANK_SCHED_DETAIL_DROPPED "spank_sched_detail_dropped_total"
 /* spank_dropped_key.reason */
 #define SPANK_DROP_FULL 0 /* the map was full: an update failed */
 

@@ -43,7 +43,8 @@ if [ -z "${CGROUP2:-}" ]; then
 fi
 CG=$CGROUP2/spank-probe-test
 S=system.slice/slurmstepd.scope
-CONFIGS="spank-io spank-sched spank-net spank-oom"
+CONFIGS="spank-io spank-sched spank-sched-detail spank-net spank-oom"
+ALL_CONFIGS=spank-io,spank-sched,spank-sched-detail,spank-net,spank-oom
 
 # TAP points, diag and bail: the tests' shared library.
 . "$TOP/../tests/lib/tap.sh"
@@ -192,9 +193,11 @@ MULTIARCH=$(gcc -print-multiarch 2>/dev/null || true)
 BPF_FLAGS="-target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$ARCH -I$TOP"
 [ -z "$MULTIARCH" ] || BPF_FLAGS="$BPF_FLAGS -idirafter /usr/include/$MULTIARCH"
 diag "kernel $(uname -r), $("$BPF_CLANG" --version | head -n 1), $("$EXPORTER" --version 2>&1 | grep -m 1 -i version)"
+# As probes/Makefile.inc builds them: spank-sched with BPF ISA v3.
+cc_flags() { [ "$1" != spank-sched ] || echo -mcpu=v3; }
 for c in $CONFIGS; do
-	"$BPF_CLANG" $BPF_FLAGS -c "$TOP/$c.bpf.c" -o "$WORK/configs/$c.bpf.o" >"$WORK/cc.log" 2>&1
-	tap_point "$c compiles ($BPF_CLANG $BPF_FLAGS)" $? || show "$(cat "$WORK/cc.log")"
+	"$BPF_CLANG" $BPF_FLAGS $(cc_flags "$c") -c "$TOP/$c.bpf.c" -o "$WORK/configs/$c.bpf.o" >"$WORK/cc.log" 2>&1
+	tap_point "$c compiles ($BPF_CLANG $BPF_FLAGS $(cc_flags "$c"))" $? || show "$(cat "$WORK/cc.log")"
 	cp "$TOP/$c.yaml" "$WORK/configs/"
 done
 # spank-oom's thread-ID path, which this kernel may not take by itself.
@@ -208,9 +211,9 @@ for c in $CONFIGS; do
 done
 
 sysctl -q kernel.bpf_stats_enabled=1
-start_exporter "$WORK/configs" "spank-io,spank-sched,spank-net,spank-oom" || bail "the exporter did not start"
+start_exporter "$WORK/configs" "$ALL_CONFIGS" || bail "the exporter did not start"
 diag "exporter $EPID on 127.0.0.1:$EPORT"
-ok_if "one spank_jobs map per config (4)" [ "$(maps_of "$EPID" spank_jobs | wc -l)" -eq 4 ]
+ok_if "one spank_jobs map per config (5)" [ "$(maps_of "$EPID" spank_jobs | wc -l)" -eq 5 ]
 
 # 42 is admitted for everything it is checked for; each other job is a
 # case where nothing may be recorded (or a control).
@@ -232,9 +235,9 @@ in_all() {
 	for id in $(maps_of "$EPID" spank_jobs); do
 		bpftool map lookup id "$id" key hex $(key_hex "$1") >/dev/null 2>&1 && n=$((n + 1))
 	done
-	[ "$n" -eq 4 ]
+	[ "$n" -eq 5 ]
 }
-ok_if "admitted: job_42 is in the 4 spank_jobs maps" in_all job_42
+ok_if "admitted: job_42 is in the 5 spank_jobs maps" in_all job_42
 # 42 and 43 at once, so that the device is busy and requests of one may
 # be dispatched in the other's context: each counts for its submitter.
 dd_in "$(task 42)" &
@@ -262,14 +265,14 @@ ok_if "io: job 42's bytes written: exactly 4 KiB x each write counted ($io42)" \
 ok_if "io: job 43 (no entry) has no series at all" none_of 43
 ok_if "io: job_44 under other.slice (not slurmstepd.scope) has no series" none_of 44
 ok_if "io: job_45 in user-owned x_slurmstepd.scope has no series" none_of 45
-admit "$EPID" job_46 46 14  # every bit but io
+admit "$EPID" job_46 46 30  # every bit but io
 dd_in "$(task 46)" 500
 ok_if "io: job 46 admitted without the io bit has no spank_io series" none_of 46 spank_io
 before=$(iocount 42)
 dismiss "$EPID" job_42
 dd_in "$(task 42)" 500
 ok_if "io: job 42 dismissed (entry deleted, generation bumped): no new data ($before)" eq "$(iocount 42)" "$before"
-admit "$EPID" job_42 42 15
+admit "$EPID" job_42 42 31
 dd_in "$(task 42)" 500
 again=$(iocount 42)
 ok_if "io: job 42 admitted again: counts again ($before, then $again)" gt "$again" "$((before + 450))"
@@ -337,31 +340,103 @@ if start_exporter "$WORK/configs-tiny" spank-io; then
 else
 	tap_point "io, 1-job build: the exporter started" 1
 fi
-start_exporter "$WORK/configs" "spank-io,spank-sched,spank-net,spank-oom" || bail "the exporter did not start again"
+start_exporter "$WORK/configs" "$ALL_CONFIGS" || bail "the exporter did not start again"
 
 # --- spank-sched ------------------------------------------------------------
 
+# busy SECONDS CPU CGDIR...: a busy loop of SECONDS on CPU in each CGDIR,
+# at once, at the top CFS weight (nice -20); returns when all have ended
+# (each is killed, so each exits and is collected at its exit), printing
+# what the kernel itself counted for them just before: "WAIT RUN WALL",
+# seconds summed over the loops (/proc/PID/schedstat: run time, run-queue
+# wait; and the wall time). A busy loop is always runnable: its wall time
+# is its run time plus its wait, whatever else the machine (a CI's other
+# tests, in other cgroups) runs.
 busy() {
-	run_in "$1" sh -c 'timeout 2 taskset -c 0 sh -c "while :; do :; done" &
-		timeout 2 taskset -c 0 sh -c "while :; do :; done" & wait'
+	python3 - "$CG" "$@" <<'PY'
+import os, sys, time
+cg, secs, cpu, dirs = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+kids = []
+for d in dirs:
+    pid = os.fork()
+    if pid == 0:
+        with open(os.path.join(cg, d, "cgroup.procs"), "w") as f:
+            f.write("0")
+        os.sched_setaffinity(0, {cpu})
+        os.setpriority(os.PRIO_PROCESS, 0, -20)
+        while True:
+            pass
+    kids.append((pid, time.monotonic()))
+time.sleep(secs)
+wait = run = wall = 0.0
+for pid, t0 in kids:
+    with open("/proc/%d/schedstat" % pid) as f:
+        r, w = f.read().split()[:2]
+    run += int(r) / 1e9
+    wait += int(w) / 1e9
+    wall += time.monotonic() - t0
+    os.kill(pid, 9)
+for pid, t0 in kids:
+    os.waitpid(pid, 0)
+print("%.3f %.3f %.3f" % (wait, run, wall))
+PY
 }
-admit "$EPID" job_42 42 15
+sched_us() { value "ebpf_exporter_spank_sched_$1_total{jobid=\"$2\"}"; }
+# delta_s A B: (B - A) microseconds, in seconds.
+delta_s() { python3 -c 'import sys; print("%.3f" % ((float(sys.argv[2]) - float(sys.argv[1])) / 1e6))' "$1" "$2"; }
+# near X WANT REL ABS: |X - WANT| <= REL * WANT + ABS.
+near() { python3 -c 'import sys; x, w, r, a = map(float, sys.argv[1:]); sys.exit(0 if abs(x - w) <= r * w + a else 1)' "$@"; }
+admit "$EPID" job_42 42 31
 admit "$EPID" job_47 47 1   # io only: no sched bit
-busy "$(task 42)"
-busy "$(task 47)"
-scrape | grep 'sched.*jobid="42"' | grep -E '_count|_sum' | sed 's/^/#   /'
-ok_if "sched: job 42 (two busy loops on one CPU) has run-queue waits" \
-	gt "$(value 'ebpf_exporter_spank_sched_runq_latency_seconds_count{jobid="42"}')" 50
-ok_if "sched: their waits sum to more than 0.5 s" \
-	gt "$(value 'ebpf_exporter_spank_sched_runq_latency_seconds_sum{jobid="42"}')" 0.5
+admit "$EPID" job_54 54 2   # sched only
+admit "$EPID" job_55 55 2   # sched only
+mkdir -p "$CG/$(task 53)" "$CG/$(task 54)" "$CG/$(task 55)"
+# Two busy loops of one job on one CPU for 2 s: each waits while the
+# other runs, about 1 s each, 2 s in all on a CPU nothing else wants
+# (more when other work takes some: the kernel's own count says).
+w0=$(sched_us wait_microseconds 42)
+read -r kw kr kwall < <(busy 2 0 "$(task 42)" "$(task 42)")
+w1=$(sched_us wait_microseconds 42)
+bw=$(delta_s "$w0" "$w1")
+diag "sched: two loops of job 42 on CPU 0 for 2 s: counted $bw s of waiting in $(sched_us waits 42) waits; the kernel's schedstat: wait $kw s, run $kr s, wall $kwall s"
+ok_if "sched: two busy loops on one CPU for 2 s: the wait counted is the kernel's own, within 2% + 20 ms ($bw s, schedstat $kw s)" \
+	near "$bw" "$kw" 0.02 0.02
+ok_if "sched: ... and is their wall time less their run time, within 5% + 20 ms ($bw s; $kwall - $kr s)" \
+	near "$bw" "$(python3 -c 'import sys; print(float(sys.argv[1]) - float(sys.argv[2]))' "$kwall" "$kr")" 0.05 0.02
+ok_if "sched: ... about 2 s, or more when the machine's other work took some of that CPU (1.8 to 4 s: $bw s)" \
+	in_range "$bw" 1.8 4
+ok_if "sched: ... in waits counted ($(sched_us waits 42))" gt "$(sched_us waits 42)" 10
+# The pressure: a fresh job, 5 s of the same: always a loop waiting.
+# What the kernel's PSI had aggregated when the last task exited (its
+# period is 2 s): between 3 s and 5 s, plus the loops' start.
+busy 5 0 "$(task 55)" "$(task 55)" >/dev/null
+p=$(sched_us pressure_microseconds 55)
+ok_if "sched: 5 s with a loop always waiting: 3 to 5.3 s of pressure ($(delta_s 0 "$p") s)" \
+	in_range "$(delta_s 0 "$p")" 3 5.3
+# A loop alone on a CPU: about 0 on an idle CPU; what other work took
+# from it, else (the kernel's own count).
+w2=$(sched_us wait_microseconds 54)
+read -r kw kr kwall < <(busy 2 1 "$(task 54)")
+w3=$(sched_us wait_microseconds 54)
+bw=$(delta_s "$w2" "$w3")
+diag "sched: one loop of job 54 alone on CPU 1 for 2 s: counted $bw s; schedstat: wait $kw s, run $kr s"
+ok_if "sched: one loop alone on a CPU for 2 s: the kernel's own wait, within 2% + 20 ms ($bw s, schedstat $kw s)" \
+	near "$bw" "$kw" 0.02 0.02
+ok_if "sched: ... which is its wall time less its run time: what other work took, 0 on an idle CPU ($bw s; $kwall - $kr s)" \
+	near "$bw" "$(python3 -c 'import sys; print(float(sys.argv[1]) - float(sys.argv[2]))' "$kwall" "$kr")" 0.05 0.02
+# A job that only sleeps for 2 s waits only at its wakeups: about 0.
+w4=$(sched_us wait_microseconds 54)
+run_in "$(task 54)" sleep 2
+w5=$(sched_us wait_microseconds 54)
+ok_if "sched: a job that sleeps 2 s waits about 0 (under 50 ms: $(delta_s "$w4" "$w5") s)" \
+	in_range "$(delta_s "$w4" "$w5")" 0 0.05
+busy 1 0 "$(task 47)" "$(task 47)" >/dev/null
 ok_if "sched: job 47 without the sched bit has no spank_sched series" none_of 47 spank_sched
-# Exactly one wait per switch-in: 2000 one-byte round trips between two
+# Waits counted once each: 2000 one-byte round trips between two
 # processes on one CPU wake each side once per trip, 4000 waits, plus the
-# few of their start and end and any preemption. Counting a wait twice
-# would give about 8000; missing the ones that follow a wakeup, about 0.
-rq() { value 'ebpf_exporter_spank_sched_runq_latency_seconds_count{jobid="42"}'; }
-w0=$(rq)
-run_in "$(task 42)" taskset -c 1 python3 -c '
+# few of their start and end and any preemption.
+rq_trips() {
+	run_in "$(task 42)" taskset -c 1 python3 -c '
 import os
 r1, w1 = os.pipe(); r2, w2 = os.pipe()
 if os.fork() == 0:
@@ -369,10 +444,54 @@ if os.fork() == 0:
     os._exit(0)
 for i in range(2000): os.write(w1, b"x"); os.read(r2, 1)
 os.wait()'
-w1=$(rq)
-diag "sched: 2000 pipe round trips in job 42: $w0 -> $w1 waits"
+}
+n0=$(sched_us waits 42)
+rq_trips
+n1=$(sched_us waits 42)
+diag "sched: 2000 pipe round trips in job 42: $n0 -> $n1 waits"
 ok_if "sched: 2000 pipe round trips count 4000 waits, each once (3990 to 4600)" \
+	in_range "$((n1 - n0))" 3990 4600
+
+# --- spank-sched-detail ---------------------------------------------------
+
+rq() { value "ebpf_exporter_spank_sched_runq_latency_seconds_count{behind=\"$2\",jobid=\"$1\"}"; }
+rq_sum() { value "ebpf_exporter_spank_sched_runq_latency_seconds_sum{behind=\"$2\",jobid=\"$1\"}"; }
+w0=$(rq 42 own_job)
+rq_trips
+w1=$(rq 42 own_job)
+diag "sched-detail: 2000 pipe round trips in job 42: $w0 -> $w1 waits behind its own tasks"
+ok_if "sched-detail: 2000 pipe round trips count 4000 waits, each once (3990 to 4600)" \
 	in_range "$(python3 -c 'import sys; print(float(sys.argv[2]) - float(sys.argv[1]))' "$w0" "$w1")" 3990 4600
+# Behind whom: job 42 with itself, with job 53 (another job, not observed:
+# no sched-detail bit), with a process outside any job.
+admit "$EPID" job_53 53 1
+mkdir -p "$CG/outside.slice"
+o0=$(rq_sum 42 own_job) j0=$(rq_sum 42 other_jobs) x0=$(rq_sum 42 outside_jobs)
+busy 2 0 "$(task 42)" "$(task 53)" >/dev/null
+o1=$(rq_sum 42 own_job) j1=$(rq_sum 42 other_jobs) x1=$(rq_sum 42 outside_jobs)
+busy 2 0 "$(task 42)" outside.slice >/dev/null
+o2=$(rq_sum 42 own_job) j2=$(rq_sum 42 other_jobs) x2=$(rq_sum 42 outside_jobs)
+busy 2 0 "$(task 42)" "$(task 42)" >/dev/null
+o3=$(rq_sum 42 own_job) j3=$(rq_sum 42 other_jobs) x3=$(rq_sum 42 outside_jobs)
+scrape | grep 'runq_latency_seconds_sum{.*jobid="42"' | sed 's/^/#   /'
+fdelta() { python3 -c 'import sys; print("%.3f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$1" "$2"; }
+# classed WANT_LO OTHER_HI A0 A1 B0 B1: A grew by at least WANT_LO s, B
+# by under OTHER_HI s. Waits behind the machine's other work (a CI's
+# other tests) are outside_jobs in every run, so that class is never the
+# one that must stay still; and on a busy machine the loops wait behind
+# each other less than 1 s, hence the low bound.
+classed() { python3 -c 'import sys; lo, hi, a0, a1, b0, b1 = map(float, sys.argv[1:]); sys.exit(0 if a1 - a0 >= lo and b1 - b0 < hi else 1)' "$@"; }
+ok_if "sched-detail: beside another job's loop: its waits under other_jobs ($(fdelta "$j0" "$j1") s), none under own_job ($(fdelta "$o0" "$o1") s)" \
+	classed 0.2 0.05 "$j0" "$j1" "$o0" "$o1"
+ok_if "sched-detail: beside a process outside any job: under outside_jobs ($(fdelta "$x1" "$x2") s), none under other_jobs ($(fdelta "$j1" "$j2") s)" \
+	classed 0.2 0.05 "$x1" "$x2" "$j1" "$j2"
+ok_if "sched-detail: ... nor under own_job ($(fdelta "$o1" "$o2") s)" \
+	classed 0 0.05 "$x1" "$x2" "$o1" "$o2"
+ok_if "sched-detail: beside its own other loop: under own_job ($(fdelta "$o2" "$o3") s), none under other_jobs ($(fdelta "$j2" "$j3") s)" \
+	classed 0.2 0.05 "$o2" "$o3" "$j2" "$j3"
+ok_if "sched-detail: job 53 (not asked) has no spank_sched series" none_of 53 spank_sched
+ok_if "sched-detail: no series names another job or user" \
+	sh -c '! curl -fs "http://127.0.0.1:$0/metrics" | grep "^ebpf_exporter_spank_sched_runq" | grep -v "^[^{]*{behind=\"[a-z_]*\",bucket=\"[0-9]*\",jobid=\"[0-9]*\"}\|^[^{]*{behind=\"[a-z_]*\",jobid=\"[0-9]*\"}\|^[^{]*{behind=\"[a-z_]*\",jobid=\"[0-9]*\",le=\"[^\"]*\"}"' "$EPORT"
 
 # --- spank-net --------------------------------------------------------------
 
@@ -457,7 +576,7 @@ else
 	oom_in() { return 99; }
 fi
 oomval() { value "ebpf_exporter_spank_oom_kills_total{jobid=\"$1\"}"; }
-admit "$EPID" job_42 42 15
+admit "$EPID" job_42 42 31
 admit "$EPID" job_49 49 7   # no oom bit
 oom_in "$(task 42)"
 rc=$?

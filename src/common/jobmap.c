@@ -25,6 +25,7 @@ uint32_t jobmap_config_bits(const char *configs)
 		{ SPANK_CONFIG_SCHED, SPANK_JOB_SCHED },
 		{ SPANK_CONFIG_NET, SPANK_JOB_NET },
 		{ SPANK_CONFIG_OOM, SPANK_JOB_OOM },
+		{ SPANK_CONFIG_SCHED_DETAIL, SPANK_JOB_SCHED_DETAIL },
 	};
 	const char *c = configs;
 	uint32_t bits = 0;
@@ -52,7 +53,8 @@ static void init(struct jobmap *m)
 static bool jobmap_is_drop_counter(const char *name)
 {
 	static const char *const drops[] = { SPANK_IO_DROPPED, SPANK_SCHED_DROPPED,
-					     SPANK_NET_DROPPED, SPANK_OOM_DROPPED };
+					     SPANK_NET_DROPPED, SPANK_OOM_DROPPED,
+					     SPANK_SCHED_DETAIL_DROPPED };
 	size_t i, len;
 
 	for (i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {

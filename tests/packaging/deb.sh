@@ -237,13 +237,15 @@ EOF
 is "submit: files (a metapackage)" "$(contents "$submit")" "/usr/share/doc/slurm-spank-ebpf-submit -> slurm-spank-ebpf"
 pdir=/usr/lib/$triplet/slurm-spank-ebpf/ebpf_exporter
 if [ -n "$probes_arch" ]; then
-	is "probes: files (4 BPF objects and their YAML, in the sets' default config_dir)" "$(contents "$probes")" "$(sort <<EOF
+	is "probes: files (5 BPF objects and their YAML, in the sets' default config_dir)" "$(contents "$probes")" "$(sort <<EOF
 $pdir/spank-io.bpf.o
 $pdir/spank-io.yaml
 $pdir/spank-net.bpf.o
 $pdir/spank-net.yaml
 $pdir/spank-oom.bpf.o
 $pdir/spank-oom.yaml
+$pdir/spank-sched-detail.bpf.o
+$pdir/spank-sched-detail.yaml
 $pdir/spank-sched.bpf.o
 $pdir/spank-sched.yaml
 /usr/share/doc/slurm-spank-ebpf-probes -> slurm-spank-ebpf

@@ -107,7 +107,7 @@ EOF
 )"
 is "submit: no files (a metapackage)" "$(files "$submit")" ""
 pdir=$libdir/slurm-spank-ebpf/ebpf_exporter
-is "probes: 4 BPF objects and their YAML, in the sets' default config_dir" "$(files "$probes")" "$(sort -k3 <<EOF
+is "probes: 5 BPF objects and their YAML, in the sets' default config_dir" "$(files "$probes")" "$(sort -k3 <<EOF
 drwxr-xr-x - $libdir/slurm-spank-ebpf
 drwxr-xr-x - $pdir
 -rw-r--r-- - $pdir/spank-io.bpf.o
@@ -116,6 +116,8 @@ drwxr-xr-x - $pdir
 -rw-r--r-- - $pdir/spank-net.yaml
 -rw-r--r-- - $pdir/spank-oom.bpf.o
 -rw-r--r-- - $pdir/spank-oom.yaml
+-rw-r--r-- - $pdir/spank-sched-detail.bpf.o
+-rw-r--r-- - $pdir/spank-sched-detail.yaml
 -rw-r--r-- - $pdir/spank-sched.bpf.o
 -rw-r--r-- - $pdir/spank-sched.yaml
 EOF
