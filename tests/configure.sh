@@ -80,6 +80,13 @@ ok_if "... none: not installed" grep -q "bash completion dir .. none" "$work/bc-
 run_configure "$work/bc-rel.log" --with-slurm="$work/s2605" --with-bash-completion-dir=bc
 ok_if "... a relative one refused" grep -q 'needs an absolute path, not "bc"' "$work/bc-rel.log"
 
+# make dist carries libtool's macros (debian/copyright names them): by
+# EXTRA_DIST, not by automake's traces, which autoreconf may take before
+# libtoolize has copied them (lintian then: superfluous-file-pattern).
+for m in libtool.m4 ltoptions.m4 ltsugar.m4 ltversion.m4 'lt~obsolete.m4'; do
+	ok_if "make dist carries m4/$m (Makefile.in's dist list)" grep -qF "m4/$m" "$srcdir/Makefile.in"
+done
+
 fake_slurm "$work/s2108" 0x150800
 run_configure "$work/2108.log" --with-slurm="$work/s2108"
 ok_if "Slurm 21.08: refused as too old" grep -q "21.08.0 is too old: 22.05 or later" "$work/2108.log"
