@@ -274,3 +274,66 @@ int slurmjobs_ask(struct slurm_ask *ask, const struct jobset *set,
 	}
 	return slurmjobs_parse(res.output, set, ans, why, whylen);
 }
+
+long long slurmjobs_parse_elapsed(const char *text)
+{
+	long long part[4] = { 0, 0, 0, 0 }, days = 0, v;
+	const char *p = text;
+	char *end;
+	int n = 0;
+
+	p += strspn(p, " ");
+	if (strchr(p, '-')) {
+		if (!(*p >= '0' && *p <= '9'))
+			return -1;
+		days = strtoll(p, &end, 10);
+		if (*end != '-' || days > 100000)
+			return -1;
+		p = end + 1;
+	}
+	/* M:S, H:M:S: at most three fields, each of digits. */
+	for (;;) {
+		if (!(*p >= '0' && *p <= '9') || n == 3)
+			return -1;
+		v = strtoll(p, &end, 10);
+		if (v > 1000000)
+			return -1;
+		part[n++] = v;
+		p = end;
+		if (*p != ':')
+			break;
+		p++;
+	}
+	if (p[strspn(p, " \n")] || n < 2)
+		return -1;
+	if (n == 2)
+		return days * 86400 + part[0] * 60 + part[1];
+	return days * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
+}
+
+int slurmjobs_elapsed(struct slurm_ask *ask, uint32_t job, long long *secs, char *why,
+		      size_t whylen)
+{
+	static struct runcmd_result res;
+	char jobs[32], *env[2] = { NULL, NULL }, *conf = NULL, desc[160];
+	char *argv[] = { (char *)ask->squeue, "--noheader", jobs, "--format=%M", NULL };
+	int rc;
+
+	snprintf(jobs, sizeof(jobs), "--jobs=%u", job);
+	if (ask->slurm_conf && asprintf(&conf, "SLURM_CONF=%s", ask->slurm_conf) > 0)
+		env[0] = conf;
+	rc = runcmd_env(argv, env, ask->timeout * 1000, &res);
+	free(conf);
+	if (rc < 0 || res.truncated) {
+		runcmd_describe(&res, ask->timeout * 1000, desc, sizeof(desc));
+		why_from(why, whylen, ask->squeue, desc, res.output);
+		return -1;
+	}
+	*secs = slurmjobs_parse_elapsed(res.output);
+	if (*secs < 0) {
+		snprintf(why, whylen, "squeue gave no run time for job %u: \"%.60s\"", job,
+			 res.output);
+		return -1;
+	}
+	return 0;
+}

@@ -66,6 +66,16 @@ int slurmjobs_ask(struct slurm_ask *ask, const struct jobset *set,
 int slurmjobs_parse(const char *out, const struct jobset *set, struct job_answer *ans,
 		    char *why, size_t whylen);
 
+/* How long job has run, in seconds, as slurmctld counts it (squeue's
+ * %M, its suspended time left out). Returns 0 and *secs, or -1 when
+ * Slurm cannot tell (no such job any more, unreachable: why says). */
+int slurmjobs_elapsed(struct slurm_ask *ask, uint32_t job, long long *secs, char *why,
+		      size_t whylen);
+
+/* The parser behind it: "[D-][H:]M:S" (or "INVALID", refused). Returns
+ * the seconds, or -1. */
+long long slurmjobs_parse_elapsed(const char *text);
+
 /* Does this squeue state word mean the job no longer runs anywhere? */
 int slurmjobs_state_is_over(const char *state);
 

@@ -17,6 +17,7 @@
 #include "jobinfo.h"
 #include "promtext.h"
 #include "sets.h"
+#include "slurmjobs.h"
 #include "spank-ebpf.h"
 #include "statefile.h"
 #include "text.h"
@@ -33,11 +34,23 @@
 enum { OP_READ, OP_WRITE, OP_OTHER, OPS };
 static const char *const op_names[OPS] = { "read", "write", "other" };
 
+/* What a job's waits for a CPU were behind (spank-sched-detail's
+ * "behind" label), in the order the report words them. */
+enum { BEHIND_OTHER, BEHIND_OWN, BEHIND_OUTSIDE, BEHIND_IDLE, BEHINDS };
+static const char *const behind_labels[BEHINDS] = { "other_jobs", "own_job", "outside_jobs",
+						    "idle_cpu" };
+static const char *const behind_words[BEHINDS] = { "behind other jobs", "behind its own tasks",
+						   "behind processes outside any job",
+						   "on an idle CPU (waking up)" };
+
 struct figures {
-	bool io, sched, net, oom;                 /* some series of it seen */
+	bool io, sched, cpu, net, oom;            /* some series of it seen */
 	struct prom_hist io_lat[OPS];
 	double io_bytes[OPS];
-	struct prom_hist runq;
+	struct prom_hist runq_by[BEHINDS], runq;  /* runq: all classes */
+	double runq_sum[BEHINDS];                 /* seconds waited, per class */
+	double wait_us, waits, pressure_us;       /* spank-sched */
+	long long elapsed;                        /* the job's run time; -1: unknown */
 	double retransmits, connects, accepts;
 	double oom_kills;
 };
@@ -63,6 +76,40 @@ static void report_bucket(struct prom_hist *h, const char *labels, double v)
 		prom_hist_bucket(h, strcmp(le, "+Inf") ? strtod(le, NULL) : 1.0 / 0.0, v);
 }
 
+static int report_behind(const char *labels)
+{
+	char b[24];
+	int i;
+
+	if (!prom_label(labels, "behind", b, sizeof(b)))
+		return BEHIND_OUTSIDE; /* an older spank-sched-detail: no class */
+	for (i = 0; i < BEHINDS; i++)
+		if (!strcmp(b, behind_labels[i]))
+			return i;
+	return -1;
+}
+
+/* runq, all classes: the classes' buckets added bound by bound. */
+static void report_runq_total(struct figures *f)
+{
+	int b, i, k;
+
+	memset(&f->runq, 0, sizeof(f->runq));
+	for (b = 0; b < BEHINDS; b++)
+		for (i = 0; i < f->runq_by[b].n; i++) {
+			for (k = 0; k < f->runq.n && f->runq.le[k] != f->runq_by[b].le[i]; k++)
+				;
+			if (k == f->runq.n) {
+				if (k == PROM_BUCKETS_MAX)
+					continue;
+				f->runq.le[k] = f->runq_by[b].le[i];
+				f->runq.cum[k] = 0;
+				f->runq.n++;
+			}
+			f->runq.cum[k] += f->runq_by[b].cum[i];
+		}
+}
+
 /* One sample of the job's: into its figure. */
 static void report_take(struct figures *f, const struct prom_sample *s)
 {
@@ -79,8 +126,26 @@ static void report_take(struct figures *f, const struct prom_sample *s)
 		f->io = true;
 		f->io_bytes[op] += s->value;
 	} else if (!strcmp(s->name, P "sched_runq_latency_seconds_bucket")) {
+		int b = report_behind(s->labels);
+
 		f->sched = true;
-		report_bucket(&f->runq, s->labels, s->value);
+		if (b >= 0)
+			report_bucket(&f->runq_by[b], s->labels, s->value);
+	} else if (!strcmp(s->name, P "sched_runq_latency_seconds_sum")) {
+		int b = report_behind(s->labels);
+
+		f->sched = true;
+		if (b >= 0)
+			f->runq_sum[b] += s->value;
+	} else if (!strcmp(s->name, P "sched_wait_microseconds_total")) {
+		f->cpu = true;
+		f->wait_us += s->value;
+	} else if (!strcmp(s->name, P "sched_waits_total")) {
+		f->cpu = true;
+		f->waits += s->value;
+	} else if (!strcmp(s->name, P "sched_pressure_microseconds_total")) {
+		f->cpu = true;
+		f->pressure_us += s->value;
 	} else if (!strcmp(s->name, P "net_tcp_retransmits_total")) {
 		f->net = true;
 		f->retransmits += s->value;
@@ -117,6 +182,55 @@ static double report_count(const struct prom_hist *h)
 	return h->n ? h->cum[h->n - 1] : 0;
 }
 
+/* The share of p out of whole, in whole percent ("31%"); "<1%" for a
+ * little that rounds to 0. */
+static const char *report_percent(double p, double whole, char *buf, size_t len)
+{
+	double pct = whole > 0 ? 100.0 * p / whole : 0;
+
+	if (pct > 0 && pct < 0.5)
+		snprintf(buf, len, "<1%%");
+	else
+		snprintf(buf, len, "%.0f%%", pct > 100 ? 100 : pct);
+	return buf;
+}
+
+/* spank-sched's words: the share of the job's time with a task waiting,
+ * when Slurm told its run time. */
+static void report_text_cpu(const struct figures *f)
+{
+	double pressure = f->pressure_us / 1e6, wait = f->wait_us / 1e6;
+	char pct[16];
+
+	if (f->elapsed > 0)
+		printf("  CPU wait   your job waited for a CPU %s of the time (%.1f s of its %lld s with a task waiting)",
+		       report_percent(pressure, (double)f->elapsed, pct, sizeof(pct)), pressure,
+		       f->elapsed);
+	else
+		printf("  CPU wait   your job had a task waiting for a CPU for %.1f s", pressure);
+	printf("; its tasks waited %.1f s in all, %.0f times\n", wait, f->waits);
+}
+
+/* spank-sched-detail's: the latency, and behind whom the time went. */
+static void report_text_runq(const struct figures *f)
+{
+	double all = 0;
+	char pct[16];
+	int b, said = 0;
+
+	printf("  run queue  %.0f waits, p50 %.6f s, p99 %.6f s", report_count(&f->runq),
+	       prom_hist_quantile(&f->runq, 0.5), prom_hist_quantile(&f->runq, 0.99));
+	for (b = 0; b < BEHINDS; b++)
+		all += f->runq_sum[b];
+	for (b = 0; all > 0 && b < BEHINDS; b++) {
+		if (f->runq_sum[b] <= 0)
+			continue;
+		printf("%s%s %s", said++ ? ", " : "; of the time waited, ",
+		       report_percent(f->runq_sum[b], all, pct, sizeof(pct)), behind_words[b]);
+	}
+	printf("\n");
+}
+
 static void report_text(const struct jobinfo *j, const struct figures *f, int nerr)
 {
 	int op;
@@ -145,15 +259,16 @@ static void report_text(const struct jobinfo *j, const struct figures *f, int ne
 	}
 	if (f->io && !io_any)
 		printf("  I/O        no block I/O request yet\n");
+	if (f->cpu)
+		report_text_cpu(f);
 	if (f->sched)
-		printf("  run queue  %.0f waits, p50 %.6f s, p99 %.6f s\n", report_count(&f->runq),
-		       prom_hist_quantile(&f->runq, 0.5), prom_hist_quantile(&f->runq, 0.99));
+		report_text_runq(f);
 	if (f->net)
 		printf("  TCP        %.0f retransmits, %.0f connections (%.0f connect, %.0f accept)\n",
 		       f->retransmits, f->connects + f->accepts, f->connects, f->accepts);
 	if (f->oom)
 		printf("  OOM        %.0f processes killed\n", f->oom_kills);
-	if (!f->io && !f->sched && !f->net && !f->oom)
+	if (!f->io && !f->sched && !f->cpu && !f->net && !f->oom)
 		printf("  no series of this job in its sets' exporters%s\n",
 		       nerr ? " (some could not be read: above)" : " yet");
 }
@@ -195,11 +310,26 @@ static void report_json(const struct jobinfo *j, const struct figures *f, char e
 	} else {
 		printf("null");
 	}
+	printf(",\"cpu\":");
+	if (f->cpu) {
+		printf("{\"wait_seconds\":%.6f,\"waits\":%.0f,\"pressure_seconds\":%.6f,", f->wait_us / 1e6,
+		       f->waits, f->pressure_us / 1e6);
+		if (f->elapsed > 0)
+			printf("\"elapsed_seconds\":%lld,\"waiting_share\":%.4f}", f->elapsed,
+			       f->pressure_us / 1e6 / (double)f->elapsed);
+		else
+			printf("\"elapsed_seconds\":null,\"waiting_share\":null}");
+	} else {
+		printf("null");
+	}
 	printf(",\"sched\":");
 	if (f->sched) {
 		printf("{");
 		report_json_hist("runq_latency", &f->runq);
-		printf("}");
+		printf(",\"behind_seconds\":{");
+		for (op = 0; op < BEHINDS; op++)
+			printf("%s\"%s\":%.6f", op ? "," : "", behind_labels[op], f->runq_sum[op]);
+		printf("}}");
 	} else {
 		printf("null");
 	}
@@ -352,6 +482,15 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, long long u
 			free(body);
 		}
 		c += len + (c[len] ? 1 : 0);
+	}
+	report_runq_total(&f);
+	/* The job's run time, for the share of it spent waiting: Slurm's
+	 * count, asked only when there is a wait to divide (bounded). */
+	f.elapsed = -1;
+	if (f.cpu) {
+		cmd->ask.timeout = cmd->cfg.timeout;
+		if (slurmjobs_elapsed(&cmd->ask, (uint32_t)job, &f.elapsed, err, sizeof(err)) < 0)
+			f.elapsed = -1;
 	}
 	if (json) {
 		report_json(j, &f, errs, nerr);
