@@ -99,7 +99,7 @@ for p in d["panels"]:
     good = exprs and all('jobid="$jobid"' in e for e in exprs)
     print("panel %s filters on $jobid: %s" % (p.get("title"), "ok" if good else "bad"))
 titles = " | ".join(p.get("title", "") for p in d["panels"])
-for want in ("I/O latency p50", "I/O latency p99", "I/O bytes", "Run-queue latency p99"):
+for want in ("I/O latency p50", "I/O latency p99", "I/O bytes", "Run-queue latency p99", "Waiting for a CPU"):
     print("panel %s: %s" % (want, "ok" if want in titles else "bad (have: %s)" % titles))
 PY
 )
