@@ -10,18 +10,24 @@
  * cgroup's tasks was runnable but not running (PSI's cpu "some" total,
  * cpu.pressure). This config only collects those counters:
  *
- *   - a sampling program, SPANK_SCHED_HZ times a second on each CPU (a
- *     software cpu-clock event): the task running there, if it is an
- *     admitted job's, gives the growth of its two counters since it was
- *     last collected, and its job's cgroup gives its PSI total;
+ *   - at the scheduler's tick, at most SPANK_SCHED_HZ times a second on
+ *     each CPU: the task running there, if it is an admitted job's, gives
+ *     the growth of its two counters since it was last collected, and its
+ *     job's cgroup gives its PSI total. The tick is an hrtimer: the
+ *     program runs at every hrtimer expiry (hrtimer_expire_entry, a
+ *     tracepoint: no kprobe) and does nothing but read the clock until
+ *     1/SPANK_SCHED_HZ s has passed since the CPU's last full run;
  *   - at a task's exit (sched_process_exit), its last growth and its
  *     job's PSI total.
  *
- * So the cost is SPANK_SCHED_HZ runs per CPU per second plus one per task
- * exit, whatever the job does, and nothing runs at a context switch. The
+ * So the cost is one short run per hrtimer expiry (the tick: HZ per busy
+ * CPU, none on an idle one), SPANK_SCHED_HZ full runs per CPU per second
+ * and one per task exit, whatever the job does; nothing runs at a
+ * context switch. (A perf_event sampling program would do the same, but
+ * ebpf_exporter 2.5.1 crashes detaching one: SIGSEGV at every stop.) The
  * sums are exact over a task's life: nothing the kernel counted is lost,
- * it is only collected late; a task's waits show up when it is next seen
- * running by a sample, or at its exit at the latest. A task seen for the
+ * it is only collected late; a task's waits show up when a tick next
+ * finds it running, or at its exit at the latest. A task seen for the
  * first time brings all it waited since it was made (its counters start
  * at 0 at fork: a job's tasks are made in the job). The PSI total lags by
  * up to the kernel's PSI period (2 s) besides.
@@ -279,10 +285,34 @@ static __always_inline void spank_sched_collect(struct task_struct *t)
 		spank_sched_pressure(job, spank_sched_psi_some(dir) / 1000);
 }
 
-/* 97 Hz: below any scheduler tick rate, and not in step with one. */
-SEC("perf_event/type=1,config=0,frequency=97")
-int spank_sched_sample(void *ctx)
+/* Full runs per CPU and second, at most: every 10 ms of hrtimer time. */
+#define SPANK_SCHED_HZ 100
+#define SPANK_SCHED_PERIOD_NS (1000000000ULL / SPANK_SCHED_HZ)
+
+/* Per CPU: the expiry time of its last full run. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sched_last_run SEC(".maps");
+
+/* At every hrtimer expiry (hrtimer_expire_entry): the tick among them.
+ * The tracepoint's own time is its clock base's (realtime, boottime or
+ * monotonic, depending on the timer), so the monotonic clock is read. */
+SEC("tp_btf/hrtimer_expire_entry")
+int spank_sched_tick(__u64 *ctx)
 {
+	__u32 zero = 0;
+	__u64 *last = bpf_map_lookup_elem(&sched_last_run, &zero);
+	__u64 now;
+
+	if (!last)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (now - *last < SPANK_SCHED_PERIOD_NS)
+		return 0;
+	*last = now;
 	spank_sched_collect(bpf_get_current_task_btf());
 	return 0;
 }
