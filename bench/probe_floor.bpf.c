@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The floor of bench/probecost.sh: the hooks of one shipped probe set
- * (-DFLOOR_IO, -DFLOOR_SCHED or -DFLOOR_NET, as in probes/spank-*.bpf.c)
- * with programs that return at once. A workload run under it measures
+ * (-DFLOOR_IO, -DFLOOR_SCHED, -DFLOOR_SCHED_DETAIL or -DFLOOR_NET, as in
+ * probes/spank-*.bpf.c, same section strings) with programs that return
+ * at once. A workload run under it measures
  * what calling any program at those hooks costs on this kernel and
  * machine, apart from what the set's programs do there.
  */
@@ -33,6 +34,21 @@ int floor_io_complete(void *ctx)
 #endif
 
 #ifdef FLOOR_SCHED
+/* spank-sched's sampling: software cpu-clock, 97 Hz on each CPU. */
+SEC("perf_event/type=1,config=0,frequency=97")
+int floor_sched_sample(void *ctx)
+{
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int floor_sched_exit(__u64 *ctx)
+{
+	return 0;
+}
+#endif
+
+#ifdef FLOOR_SCHED_DETAIL
 SEC("tp_btf/sched_switch")
 int floor_sched_switch(__u64 *ctx)
 {

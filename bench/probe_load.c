@@ -8,6 +8,13 @@
  *   probe_load pipe N        N round trips of one byte between two
  *                            processes on one CPU, through two pipes
  *                            (sched: two context switches each)
+ *   probe_load pingpong N    N round trips of an 8-byte message between
+ *                            two processes, each pinned to its own CPU
+ *                            (0 and 1), over a blocking AF_UNIX
+ *                            socketpair: a 2-rank MPI-style ping-pong,
+ *                            where every message wakes a process on an
+ *                            otherwise idle CPU (sched: switches are the
+ *                            workload, two per message)
  *   probe_load tcp N         N loopback TCP connections, each one byte
  *                            there and back, then closed (net: each one
  *                            walks the TCP states)
@@ -76,12 +83,12 @@ static double load_read(const char *file, long n)
 	return t0;
 }
 
-static void on_cpu0(void)
+static void on_cpu(int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET(0, &set);
+	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		die("sched_setaffinity");
 }
@@ -96,7 +103,7 @@ static double load_pipe(long n)
 
 	if (pipe(there) < 0 || pipe(back) < 0)
 		die("pipe");
-	on_cpu0(); /* both ends on one CPU: every hand-over is a switch */
+	on_cpu(0); /* both ends on one CPU: every hand-over is a switch */
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -113,6 +120,60 @@ static double load_pipe(long n)
 	t0 = now_ns() - t0;
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
 		die("pipe partner");
+	return t0;
+}
+
+/* A full message each way or nothing: a stream socket may return less. */
+static int pp_xfer(int fd, char *msg, size_t len, int out)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = out ? write(fd, msg + done, len - done) : read(fd, msg + done, len - done);
+
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+static double load_pingpong(long n)
+{
+	char msg[8] = "message"; /* 7 characters and the NUL: 8 bytes */
+	int sv[2], status;
+	double t0;
+	pid_t pid;
+	long i;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		die("socketpair");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		/* The other rank, on a CPU of its own: it sleeps in read()
+		 * between messages, so each one is a wake-up there. */
+		close(sv[0]);
+		on_cpu(1);
+		for (i = 0; i <= n; i++)
+			if (pp_xfer(sv[1], msg, sizeof(msg), 0) < 0 ||
+			    pp_xfer(sv[1], msg, sizeof(msg), 1) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	on_cpu(0);
+	/* One exchange more, untimed: both ranks are on their CPUs before t0. */
+	if (pp_xfer(sv[0], msg, sizeof(msg), 1) < 0 || pp_xfer(sv[0], msg, sizeof(msg), 0) < 0)
+		die("ping-pong");
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (pp_xfer(sv[0], msg, sizeof(msg), 1) < 0 || pp_xfer(sv[0], msg, sizeof(msg), 0) < 0)
+			die("ping-pong");
+	t0 = now_ns() - t0;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("ping-pong partner");
 	return t0;
 }
 
@@ -179,8 +240,8 @@ int main(int argc, char **argv)
 	double ns;
 
 	if (n <= 0 || argc != 3 + read_mode ||
-	    (!read_mode && strcmp(mode, "pipe") && strcmp(mode, "tcp"))) {
-		fprintf(stderr, "usage: probe_load read FILE N | pipe N | tcp N\n");
+	    (!read_mode && strcmp(mode, "pipe") && strcmp(mode, "pingpong") && strcmp(mode, "tcp"))) {
+		fprintf(stderr, "usage: probe_load read FILE N | pipe N | pingpong N | tcp N\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -188,6 +249,8 @@ int main(int argc, char **argv)
 		ns = load_read(argv[2], n);
 	else if (!strcmp(mode, "pipe"))
 		ns = load_pipe(n);
+	else if (!strcmp(mode, "pingpong"))
+		ns = load_pingpong(n);
 	else
 		ns = load_tcp(n);
 	printf("ns_per_op=%.1f ops=%ld\n", ns / (double)n, n);

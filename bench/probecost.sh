@@ -1,10 +1,11 @@
 #!/bin/bash
 # Part 8 of the benchmarks: what each shipped probe set costs the workload
-# it observes (issue 21). Boots the system tests' bookworm container
+# it observes (issues 21, 32). Boots the system tests' bookworm container
 # (tests/lib/system.sh) with the packages, the real ebpf_exporter and the
-# probes package, the sets io, sched and net declared. For each set, each
-# round runs its workload (bench/probe_load) three times, in a cgroup made
-# by this script in Slurm's layout
+# probes package, the sets io, sched, sched-detail and net declared. For
+# each set and each of its workloads, each round runs the workload
+# (bench/probe_load) five times, in a cgroup made by this script in
+# Slurm's layout
 # (system.slice/slurmstepd.scope/job_<id>/step_batch/user/task_0):
 #   off    no job holds the set: its instance is stopped, nothing probes
 #          (run before the job and after it; the mean of the two);
@@ -17,13 +18,17 @@
 #   stats  the same as "on" with kernel.bpf_stats_enabled=1 (kernel-global, on
 #          for this run only): the run time and run count of the BPF
 #          programs held by the instance's process (/proc/PID/fdinfo),
-#          before and after.
-# Workloads: io 4 KiB O_DIRECT reads (PROBECOST_READS, 20000), sched one-
-# byte pipe round trips on one CPU (PROBECOST_SWITCHES, 200000), net
-# loopback TCP connections (PROBECOST_CONNS, 5000). Appends per run:
-#   probecost-SET run=R off_ns=.. on_ns=.. floor_ns=.. events=.. run_ns=.. ops=..
+#          before and after, and the wall time between the two readings.
+# Workloads: io "read", 4 KiB O_DIRECT reads (PROBECOST_READS, 20000);
+# sched and sched-detail "pipe", one-byte pipe round trips on one CPU
+# (PROBECOST_SWITCHES, 200000), and "pingpong", 8-byte round trips
+# between two processes each on its own CPU (PROBECOST_PINGPONGS,
+# 100000); net "tcp", loopback TCP connections (PROBECOST_CONNS, 5000).
+# Appends per set, workload and round:
+#   probecost-SET-WORKLOAD run=R off_ns=.. on_ns=.. floor_ns=.. events=.. run_ns=.. wall_ns=.. ops=..
 # (off_ns, on_ns, floor_ns: ns per operation; events, run_ns: the
-# programs' runs and their total time during the stats run).
+# programs' runs and their total time during the stats run; wall_ns: the
+# wall time over which they were counted).
 # Usage (root, from the top of a configured tree, after make check):
 #   bench/probecost.sh        PROBECOST_ROUNDS (5), PROBECOST_SETS
 set -u
@@ -31,13 +36,19 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export srcdir=${srcdir:-$top} top_builddir=${top_builddir:-$(pwd)}
 out=${BENCH_OUT:-/dev/null}
 rounds=${PROBECOST_ROUNDS:-5}
-sets=${PROBECOST_SETS:-io sched net}
+sets=${PROBECOST_SETS:-io sched sched-detail net}
 . "$srcdir/tests/lib/tap.sh"
 . "$srcdir/tests/lib/system.sh"
 . "$srcdir/bench/pace.sh"
 . "$srcdir/tests/system/real.sh"
 . "$srcdir/tests/system/jobmetrics.sh"
 
+for s in $sets; do
+	case $s in
+	io | sched | sched-detail | net) ;;
+	*) bail "no such set here: $s (io, sched, sched-detail, net)" ;;
+	esac
+done
 load=$top_builddir/bench/probe_load
 [ -x "$load" ] || bail "no bench/probe_load (make check builds it)"
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled) || bail "no kernel.bpf_stats_enabled"
@@ -55,10 +66,17 @@ sys_cluster_start
 _real_have || bail "no cached ebpf_exporter (tests/exporter/build.sh)"
 real_setup
 install -m 0755 "$load" "$NODE_ROOT/usr/local/bin/sse-probe-load"
-# The system tests' io and sched sets (tests/system/real.sh), and net.
+# The system tests' io and sched sets (tests/system/real.sh), sched-detail
+# and net.
 {
 	_real_sets_file
 	cat <<EOT
+
+[sched-detail]
+description = Run-queue latency histogram of the job's threads
+configs = spank-sched-detail
+listen = 127.0.0.1:944
+linger = 0
 
 [net]
 description = TCP retransmits and connections of the job
@@ -80,7 +98,8 @@ PC_FLOOR_PORT=9499
 pc_multiarch=$(gcc -print-multiarch 2>/dev/null || true)
 for s in $sets; do
 	mkdir -p "$NODE_ROOT$PC_FLOOR/$s" || bail "cannot make $PC_FLOOR/$s"
-	${BPF_CLANG:-clang} -target bpf -O2 -g -Wall -Werror -DFLOOR_$(echo "$s" | tr a-z A-Z) \
+	# sched-detail: FLOOR_SCHED_DETAIL.
+	${BPF_CLANG:-clang} -target bpf -O2 -g -Wall -Werror -DFLOOR_$(echo "$s" | tr a-z- A-Z_) \
 		${pc_multiarch:+-idirafter /usr/include/$pc_multiarch} \
 		-c "$srcdir/bench/probe_floor.bpf.c" -o "$NODE_ROOT$PC_FLOOR/$s/spank-floor.bpf.o" ||
 		bail "cannot build the floor for $s"
@@ -88,17 +107,28 @@ for s in $sets; do
 done
 echo "probecost-config rounds=$rounds cpus=$(nproc) kernel=$(uname -r) slurm=$SLURM_VERSION exporter=$("$SYS_EXPORTER_DIR/bin/ebpf_exporter" --version 2>&1 | grep -m 1 -o 'version [^ ]*' | tr ' ' '_')" >>"$out"
 
-# pc_args SET: the workload's arguments for SET.
-pc_args() {
+# pc_workloads SET: the workloads SET is measured on.
+pc_workloads() {
 	case $1 in
-	io) echo "read $PC_FILE ${PROBECOST_READS:-20000}" ;;
-	sched) echo "pipe ${PROBECOST_SWITCHES:-200000}" ;;
-	net) echo "tcp ${PROBECOST_CONNS:-5000}" ;;
+	io) echo read ;;
+	sched | sched-detail) echo pipe pingpong ;;
+	net) echo tcp ;;
+	*) bail "no workload for the set $1" ;;
 	esac
 }
 
-# pc_run JOB SET: SET's workload in job JOB's cgroup (made here, removed
-# after); prints its ns per operation.
+# pc_args WORKLOAD: the workload's arguments.
+pc_args() {
+	case $1 in
+	read) echo "read $PC_FILE ${PROBECOST_READS:-20000}" ;;
+	pipe) echo "pipe ${PROBECOST_SWITCHES:-200000}" ;;
+	pingpong) echo "pingpong ${PROBECOST_PINGPONGS:-100000}" ;;
+	tcp) echo "tcp ${PROBECOST_CONNS:-5000}" ;;
+	esac
+}
+
+# pc_run JOB WORKLOAD: the workload in job JOB's cgroup (made here,
+# removed after); prints its ns per operation.
 pc_run() {
 	local d
 	d=$(_jm_cgroup2)/system.slice/slurmstepd.scope/job_$1/step_batch/user/task_0
@@ -114,7 +144,8 @@ pc_floor_up() {
 	ct bash -c "exec 3<>/dev/tcp/127.0.0.1/$PC_FLOOR_PORT" 2>/dev/null
 }
 
-# pc_floor SET: the workload under the floor of SET, in the job-less cgroup.
+# pc_floor SET WORKLOAD: the workload under the floor of SET, in the
+# job-less cgroup.
 pc_floor() {
 	local ns
 	ct systemd-run --quiet --collect --unit=pc-floor --setenv=OTEL_TRACES_EXPORTER=none \
@@ -123,7 +154,7 @@ pc_floor() {
 		--web.listen-address=127.0.0.1:$PC_FLOOR_PORT >/dev/null 2>&1 ||
 		bail "cannot start the floor's exporter for $1"
 	wait_until 60 "the floor's exporter for $1" pc_floor_up || bail "the floor's exporter for $1 did not come up"
-	ns=$(pc_run "$PC_IDLE_JOB" "$1")
+	ns=$(pc_run "$PC_IDLE_JOB" "$2")
 	ct systemctl stop pc-floor >/dev/null 2>&1
 	echo "$ns"
 }
@@ -137,43 +168,58 @@ pc_progs() {
 		awk '/^run_time_ns:/ { t += $2 } /^run_cnt:/ { c += $2 } END { printf "%d %d\n", t, c }'
 }
 
+# pc_now: the host's clock, ns.
+pc_now() {
+	date +%s%N
+}
+
+# pc_round SET WORKLOAD ROUND
 pc_round() {
-	local set=$1 r=$2 unit=spank-ebpf-exporter@$1.service off off2 on floor j a b ops
-	ops=$(pc_args "$set")
+	local set=$1 w=$2 r=$3 unit=spank-ebpf-exporter@$1.service off off2 on floor j a b ops t0 t1 t2 t3
+	ops=$(pc_args "$w")
 	ops=${ops##* }
-	# Odd rounds measure "off" first, even rounds after the job: what
+	# "off" before the job and after it, the baseline their mean: what
 	# one run leaves behind (TIME_WAIT sockets, the page cache, a warm
-	# CPU) does not always favour the same side.
-	off=$(pc_run "$PC_IDLE_JOB" "$set")
-	floor=$(pc_floor "$set")
+	# CPU) does not favour one side, and a drift of the machine cancels.
+	off=$(pc_run "$PC_IDLE_JOB" "$w")
+	floor=$(pc_floor "$set" "$w")
 	# A job that only sleeps: the system tests' payload polls for its
 	# gate five times a second, which the workload would pay for.
-	j=$(submit -J "pc-$set-$r" -o /dev/null "--ebpf=$set" --wrap "exec sleep 3600") ||
+	j=$(submit -J "pc-$set-$w-$r" -o /dev/null "--ebpf=$set" --wrap "exec sleep 3600") ||
 		bail "sbatch --ebpf=$set refused"
 	wait_until 120 "job $j running" pc_running "$j" || bail "job $j did not start"
 	[ "$(settled_unit_state "$unit")" = active ] || bail "$unit not active under job $j"
-	on=$(pc_run "$j" "$set")
+	on=$(pc_run "$j" "$w")
 	sysctl -qw kernel.bpf_stats_enabled=1
+	# The wall time between the two readings, each taken at the middle
+	# of its call: what the programs' time is per second of (spank-sched
+	# runs at a fixed rate on every CPU, whatever the workload does).
+	t0=$(pc_now)
 	a=$(pc_progs "$unit")
-	pc_run "$j" "$set" >/dev/null
+	t1=$(pc_now)
+	pc_run "$j" "$w" >/dev/null
+	t2=$(pc_now)
 	b=$(pc_progs "$unit")
+	t3=$(pc_now)
 	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 	ct scancel "$j"
 	wait_job_done "$j" || bail "job $j did not end"
 	[ "$(settled_unit_state "$unit")" != active ] || bail "$unit still active after job $j"
-	off2=$(pc_run "$PC_IDLE_JOB" "$set")
+	off2=$(pc_run "$PC_IDLE_JOB" "$w")
 	[ -n "$off" ] && [ -n "$off2" ] && [ -n "$on" ] && [ -n "$floor" ] ||
-		bail "$set: a workload run failed (off '$off' '$off2', on '$on', floor '$floor')"
+		bail "$set $w: a workload run failed (off '$off' '$off2', on '$on', floor '$floor')"
 	# The baseline: the mean of the runs just before and just after, so
 	# that a drift of the machine's speed over the round cancels.
 	off=$(awk -v a="$off" -v b="$off2" 'BEGIN { printf "%.1f", (a + b) / 2 }')
-	diag "probecost $set, round $r: off $off ns/op (mean of before and after), on $on ns/op, floor $floor ns/op; programs: $a -> $b"
-	echo "probecost-$set run=$r off_ns=$off on_ns=$on floor_ns=$floor events=$((${b#* } - ${a#* })) run_ns=$((${b% *} - ${a% *})) ops=$ops" >>"$out"
+	diag "probecost $set $w, round $r: off $off ns/op (mean of before and after), on $on ns/op, floor $floor ns/op; programs: $a -> $b"
+	echo "probecost-$set-$w run=$r off_ns=$off on_ns=$on floor_ns=$floor events=$((${b#* } - ${a#* })) run_ns=$((${b% *} - ${a% *})) wall_ns=$(((t2 + t3) / 2 - (t0 + t1) / 2)) ops=$ops" >>"$out"
 }
 
 for r in $(seq "$rounds"); do
 	for s in $sets; do
-		pc_round "$s" "$r"
+		for w in $(pc_workloads "$s"); do
+			pc_round "$s" "$w" "$r"
+		done
 	done
 done
 ct rm -f "$PC_FILE"

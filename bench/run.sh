@@ -445,25 +445,38 @@ if [ -n "$probecost_why" ]; then
 elif [ "$probecost_rounds" -eq 0 ]; then
 	echo "Left out (BENCH_PROBECOST_ROUNDS=0; the quick form always leaves it out: each set's workload runs for minutes)."
 else
-	echo "bookworm, cloudflare's ebpf_exporter running the set's configs, the workload in a job cgroup made in Slurm's layout (bench/probecost.sh): off, no job holds the set (its instance stopped; the mean of a run before and one after); on, a job holding it (\`--ebpf=SET\`), the workload under that job's ID; floor, programs that return at once at the set's hooks (bench/probe_floor.bpf.c): what calling any program there costs. Per set, medians over its rounds; cost and floor: the median of each round's on/off and floor/off (the goal: under 2%); the programs' own time from kernel.bpf_stats_enabled in a third run, per program run and per operation of the workload:"
+	echo "bookworm, cloudflare's ebpf_exporter running the set's configs, the workload in a job cgroup made in Slurm's layout (bench/probecost.sh): off, no job holds the set (its instance stopped; the mean of a run before and one after); on, a job holding it (\`--ebpf=SET\`), the workload under that job's ID; floor, programs that return at once at the set's hooks (bench/probe_floor.bpf.c): what calling any program there costs. Per set and workload, medians over its rounds; cost and floor: the median of each round's on/off and floor/off, with their range over the rounds (the goals: sched within 1% on both its workloads, io and net within 2%); the programs' own time from kernel.bpf_stats_enabled in a third run, per program run, per operation of the workload and per second of wall time (and that as a share of one CPU):"
 	echo
-	echo "| set | workload | rounds | off ns/op | on ns/op | cost | floor | program runs per op | ns per program run | program ns per op (of off) |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
-	for s in io sched net; do
-		grep "^probecost-$s " "$raw" | awk -v s="$s" '
+	echo "| set | workload | rounds | off ns/op | on ns/op | cost (min to max) | floor (min to max) | program runs per op | ns per program run | program ns per op (of off) | program ns per s of wall |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	# One row per set and workload, in the order of the raw records:
+	# probecost-SET-WORKLOAD (probecost-SET before issue 32).
+	for k in $(sed -n 's/^probecost-\([^ ]*\) run=.*/\1/p' "$raw" | awk '!seen[$0]++'); do
+		grep "^probecost-$k " "$raw" | awk -v k="$k" '
 			function med(a, k,   i, j, x) {
 				for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
 				return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+			function few(x) { return x >= 0.1 || x == 0 ? sprintf("%.2f", x) : sprintf("%.2g", x) }
+			function pct(a, k,   m) { m = med(a, k); return sprintf("%+.1f%% (%+.1f to %+.1f)", (m - 1) * 100, (a[1] - 1) * 100, (a[k] - 1) * 100) }
 			{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 			  n++; off[n] = f["off_ns"]; on[n] = f["on_ns"]; r[n] = f["on_ns"] / f["off_ns"]
 			  fl[n] = ("floor_ns" in f) ? f["floor_ns"] / f["off_ns"] : 1
+			  if ("wall_ns" in f) wall += f["wall_ns"]; else nowall = 1
 			  ev += f["events"]; rt += f["run_ns"]; ops += f["ops"] }
 			END {
 				if (!n) exit
-				w = (s == "io") ? "4 KiB O_DIRECT reads" : (s == "sched") ? "pipe round trips, one CPU" : "loopback TCP connections"
-				mo = med(off, n)
-				printf "| %s | %s | %d | %.0f | %.0f | %+.1f%% | %+.1f%% | %.2f | %.0f | %.0f (%.2f%%) |\n", s, w, n, mo, med(on, n),
-					(med(r, n) - 1) * 100, (med(fl, n) - 1) * 100, ev / ops, ev ? rt / ev : 0, rt / ops, 100 * rt / ops / mo }'
+				s = k; w = ""
+				if (match(k, /-(read|pipe|pingpong|tcp)$/)) { s = substr(k, 1, RSTART - 1); w = substr(k, RSTART + 1) }
+				else w = (s == "io") ? "read" : (s == "net") ? "tcp" : "pipe"
+				w = (w == "read") ? "4 KiB O_DIRECT reads" : (w == "pipe") ? "one-byte pipe round trips, one CPU" : \
+					(w == "pingpong") ? "8-byte ping-pong round trips, two CPUs" : "loopback TCP connections"
+				mo = med(off, n); mon = med(on, n)
+				c = pct(r, n); fc = pct(fl, n)
+				# As a share of one CPU: a program that runs on every CPU
+				# can take more than that.
+				pw = (nowall || !wall) ? "n/a" : sprintf("%.0f (%.3f%% of a CPU)", rt / (wall / 1e9), 100 * rt / wall)
+				printf "| %s | %s | %d | %.0f | %.0f | %s | %s | %s | %.0f | %.0f (%.2f%%) | %s |\n", s, w, n, mo, mon,
+					c, fc, few(ev / ops), ev ? rt / ev : 0, rt / ops, 100 * rt / ops / mo, pw }'
 	done
 fi
 echo
