@@ -34,9 +34,9 @@ int floor_io_complete(void *ctx)
 #endif
 
 #ifdef FLOOR_SCHED
-/* spank-sched's sampling: software cpu-clock, 97 Hz on each CPU. */
-SEC("perf_event/type=1,config=0,frequency=97")
-int floor_sched_sample(void *ctx)
+/* spank-sched's tick: every hrtimer expiry. */
+SEC("tp_btf/hrtimer_expire_entry")
+int floor_sched_tick(__u64 *ctx)
 {
 	return 0;
 }

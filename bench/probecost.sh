@@ -66,17 +66,11 @@ sys_cluster_start
 _real_have || bail "no cached ebpf_exporter (tests/exporter/build.sh)"
 real_setup
 install -m 0755 "$load" "$NODE_ROOT/usr/local/bin/sse-probe-load"
-# The system tests' io and sched sets (tests/system/real.sh), sched-detail
+# The system tests' io, sched and sched-detail sets (tests/system/real.sh),
 # and net.
 {
 	_real_sets_file
 	cat <<EOT
-
-[sched-detail]
-description = Run-queue latency histogram of the job's threads
-configs = spank-sched-detail
-listen = 127.0.0.1:944
-linger = 0
 
 [net]
 description = TCP retransmits and connections of the job

@@ -387,3 +387,113 @@ scn_jm_user_share() {
 	rm -rf "${NODE_ROOT:?}$JM_TINY_DIR"
 	real_teardown
 }
+
+# _jm_busy JOB USER SECONDS CPU N: N busy loops of SECONDS on CPU, as
+# USER, in job JOB's cgroup (made by the test, Slurm's layout), at the
+# top CFS weight (the machine's other work takes little of the CPU from
+# them). Returns when they have ended.
+_jm_busy() {
+	ct sh -c 'd=$1/system.slice/slurmstepd.scope/job_$2/step_batch/user/task_0
+		mkdir -p "$d" && echo $$ >"$d/cgroup.procs" || exit 1
+		exec nice -n -20 setpriv --reuid="$3" --regid="$3" --init-groups sh -c '"'"'
+			i=0
+			while [ "$i" -lt "$3" ]; do
+				timeout "$1" taskset -c "$2" sh -c "while :; do :; done" &
+				i=$((i + 1))
+			done
+			wait'"'"' sh "$4" "$5" "$6"' sh "$(_jm_cgroup2)" "$@"
+}
+
+# _jm_report_json JOB KEY...: from spank-ebpf report --json JOB (root),
+# the value at KEY.KEY... ("null" when absent).
+_jm_report_json() {
+	local job=$1
+	shift
+	ct "$SYS_ADMIN_CMD" report --json "$job" 2>/dev/null | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+for k in sys.argv[1:]:
+    v = v.get(k) if isinstance(v, dict) else None
+print("null" if v is None else v)' "$@"
+}
+
+# The sched sets with Slurm's jobs, the report's words (issue 32): a job
+# asking --ebpf=sched,sched-detail runs two busy loops on one CPU (waits
+# behind its own tasks), then one beside another user's job's loop
+# (behind other jobs), then one beside a root daemon outside Slurm
+# (behind processes outside any job). Its loops run in its cgroup, made
+# by the test (as in scn_job_metrics).
+scn_jm_sched() {
+	local a b c o1 o2 j1 j2 x1 x2 w out
+	_real_have || return 0
+	real_setup
+	_real_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
+	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	sys_restart_slurmd || bail "slurmd did not restart with sets="
+	ct id "$JM_OTHER" >/dev/null 2>&1 || ct useradd -m -s /bin/sh "$JM_OTHER"
+	c=$(journal_mark)
+	a=$(submit_payload jm-sa --ebpf=sched,sched-detail) || { is "sched: sbatch --ebpf=sched,sched-detail accepted" no yes; return; }
+	b=$(SYS_USER=$JM_OTHER submit_payload jm-sb) || { is "sched: the other user's sbatch accepted" no yes; return; }
+	wait_started jm-sa
+	wait_started jm-sb
+	is "sched: job $a holds both sets, their instances up" \
+		"$(settled_unit_state spank-ebpf-exporter@sched.service) $(settled_unit_state spank-ebpf-exporter@sched-detail.service)" \
+		"active active"
+	jm_place "$a" jm-sa
+	jm_place "$b" jm-sb
+	# Its own: two loops of job a on CPU 0 for 3 s, about 1.5 s of
+	# waiting each.
+	_jm_busy "$a" root 3 0 2
+	w=$(_jm_report_json "$a" cpu wait_seconds)
+	o1=$(_jm_report_json "$a" sched behind_seconds own_job)
+	diag "sched: job $a, two loops on one CPU for 3 s: waited $w s, $o1 s behind its own tasks"
+	ok_if "sched: report: job $a's two loops on one CPU for 3 s waited 2.4 to 6 s ($w)" \
+		python3 -c 'import sys; sys.exit(0 if 2.4 <= float(sys.argv[1]) <= 6 else 1)' "$w"
+	ok_if "sched-detail: report: ... most of it behind its own tasks ($o1 s)" \
+		python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= 0.5 else 1)' "$o1"
+	# Behind another user's job: job a's loop and job b's on CPU 1.
+	j1=$(_jm_report_json "$a" sched behind_seconds other_jobs)
+	_jm_busy "$a" root 2 1 1 &
+	w=$!
+	_jm_busy "$b" "$JM_OTHER" 2 1 1
+	wait "$w"
+	j2=$(_jm_report_json "$a" sched behind_seconds other_jobs)
+	ok_if "sched-detail: report: beside $JM_OTHER's job $b on one CPU, job $a waited behind other jobs ($j1 -> $j2 s)" \
+		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.3 else 1)' "$j1" "$j2"
+	# Behind a root daemon outside Slurm.
+	x1=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
+	ct systemd-run --quiet --collect --unit=sse-hog nice -n -20 timeout 2 taskset -c 1 sh -c 'while :; do :; done'
+	_jm_busy "$a" root 2 1 1
+	x2=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
+	ok_if "sched-detail: report: beside a root daemon outside Slurm, job $a waited behind processes outside any job ($x1 -> $x2 s)" \
+		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.3 else 1)' "$x1" "$x2"
+	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
+	diag "sched: spank-ebpf report $a: $(echo "$out" | tr '\n' '|')"
+	like "sched: report: the share of its time it waited, in plain words (Slurm's run time)" "$out" \
+		"^  CPU wait   your job waited for a CPU [0-9<]+% of the time \\([0-9.]+ s of its [0-9]+ s with a task waiting\\); its tasks waited [0-9.]+ s in all, [0-9]+ times\$"
+	like "sched-detail: report: its run queue, and of the time waited, how much behind whom" "$out" \
+		"^  run queue  [0-9]+ waits, p50 [0-9.]+ s, p99 [0-9.]+ s; of the time waited, [0-9<]+% behind "
+	for w in "behind other jobs" "behind its own tasks" "behind processes outside any job"; do
+		like "sched-detail: report: ... a share $w" "$out" "^  run queue .*[ ,][0-9<]+% $w"
+	done
+	unlike "sched: report: no other job's ID or user in it" "$out" "(job|jobid)[ =]$b\\b|$JM_OTHER"
+	is "sched: nothing at all for job $b in either set's exporter" \
+		"$(SYS_STANDIN_PORT=942 metrics | grep -c "jobid=\"$b\""; SYS_STANDIN_PORT=944 metrics | grep -c "jobid=\"$b\"")" "0
+0"
+	out=$(SYS_USER=$JM_OTHER ctu "$SYS_ADMIN_CMD" report "$a" 2>&1)
+	unlike "sched: $JM_OTHER's report of job $a: none of its figures" "$out" 'CPU wait|run queue'
+	release jm-sa
+	release jm-sb
+	wait_job_done "$a"
+	wait_job_done "$b"
+	is "sched: both jobs completed, both instances stopped" \
+		"$(job_state "$a") $(job_state "$b") $(settled_unit_state spank-ebpf-exporter@sched.service) $(settled_unit_state spank-ebpf-exporter@sched-detail.service)" \
+		"COMPLETED COMPLETED inactive inactive"
+	diag "sched: plugin lines: $(plugin_log_since "$c" | tr '\n' '|')"
+	jm_unplace
+	plugin_args mode=opt-in
+	sys_restart_slurmd || bail "slurmd did not restart without sets="
+	rm -f "$NODE_ROOT$SYS_SETS_FILE"
+	real_teardown
+}

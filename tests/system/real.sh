@@ -309,9 +309,15 @@ listen = 127.0.0.1:941
 linger = 0
 
 [sched]
-description = Run-queue latency of the job's threads
+description = Time the job waited for a CPU
 configs = spank-sched
 listen = 127.0.0.1:942
+linger = 0
+
+[sched-detail]
+description = Run-queue latency of the job's threads, by whom they waited behind
+configs = spank-sched-detail
+listen = 127.0.0.1:944
 linger = 0
 EOT
 }

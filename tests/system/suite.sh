@@ -20,7 +20,7 @@ system_suite() {
 	# minute) there too. The upgrade from the
 	# release before probe sets on the oldest Slurm (its packages built
 	# for it too: two more minutes), and the downgrade back to it.
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share upgrade downgrade" ;;
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share jm_sched upgrade downgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's
