@@ -151,7 +151,7 @@ printf '%s\n' "$render" | sed -n '/^ *# .*spank_ebpf_sets\.conf$/,/^ *and on the
 	sed 's/^ *//' >"$tmp/sets.conf"
 out=$("$cmd" check-config --sets "$tmp/sets.conf" 2>&1)
 tap_point "PROBE SETS: the example is a valid sets file (check-config --sets)" $? || show "$out"
-like "PROBE SETS: the example declares io, sched, net" "$out" '^probe sets: io, sched, net;'
+like "PROBE SETS: the example declares io, sched, sched-detail, net" "$out" '^probe sets: io, sched, sched-detail, net;'
 like "PROBE SETS: plain --ebpf is default=" "$sets_text" 'plain --ebpf means the sets of default='
 like "PROBE SETS: mode=always is always=" "$sets_text" 'always=SET\[,SET\.\.\.\] With mode=always'
 like "PROBE SETS: one instance per set, the template unit" "$sets_text" 'instance spank-ebpf-exporter@io\.service starts'

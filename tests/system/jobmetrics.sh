@@ -432,6 +432,8 @@ scn_jm_sched() {
 	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
 	sys_restart_slurmd || bail "slurmd did not restart with sets="
 	ct id "$JM_OTHER" >/dev/null 2>&1 || ct useradd -m -s /bin/sh "$JM_OTHER"
+	like "sched-detail: sbatch --help gives its cost, from the set's description" "$(ctu sbatch --help 2>&1 | tr '\n' ' ' | tr -s ' ')" \
+		'sched-detail \(Run-queue latency, and behind whom \(about \+10% on a job that only switches\)\)'
 	c=$(journal_mark)
 	a=$(submit_payload jm-sa --ebpf=sched,sched-detail) || { is "sched: sbatch --ebpf=sched,sched-detail accepted" no yes; return; }
 	b=$(SYS_USER=$JM_OTHER submit_payload jm-sb) || { is "sched: the other user's sbatch accepted" no yes; return; }

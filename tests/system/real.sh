@@ -315,7 +315,7 @@ listen = 127.0.0.1:942
 linger = 0
 
 [sched-detail]
-description = Run-queue latency of the job's threads, by whom they waited behind
+description = Run-queue latency, and behind whom (about +10% on a job that only switches)
 configs = spank-sched-detail
 listen = 127.0.0.1:944
 linger = 0

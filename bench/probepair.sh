@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Part 8's paired figure: what one probe config costs a workload, with the
+# set's own switch on and off many times in a row on this host, so that a
+# drift of the machine's speed cancels pair by pair (bench/probecost.sh
+# measures each set once per round, through Slurm, in a container: its
+# rounds spread more than a 1% cost on a paravirtualised guest).
+#
+# Per pair, in turn (the order flips each pair): "on", the real
+# ebpf_exporter running CONFIG (built by probes/tests/verify.sh's rules,
+# from probes/), the workload's cgroup admitted to its filter as job 42
+# (Slurm's layout, made here, as verify.sh does); "off", no exporter at
+# all. The workload is bench/probe_load (its own ns per operation, the
+# exporter's start and stop outside the timing). Prints per pair
+#   probepair-CONFIG-WORKLOAD pair=N off_ns=.. on_ns=.. job_series=..
+# (job_series: the exporter's series of job 42 after the "on" run: the
+# workload was observed)
+# and a summary line: the median of the pairs' on/off ratios, and their
+# quartiles.
+#
+# Usage (root, from the top of a built tree; EXPORTER as verify.sh):
+#   bench/probepair.sh CONFIG WORKLOAD [PAIRS]   e.g. spank-sched pingpong 15
+# WORKLOAD: pipe, pingpong, read (a 64 MiB file made here) or tcp.
+set -u -o pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+config=${1:?config}
+workload=${2:?workload: pipe or pingpong}
+pairs=${3:-15}
+EXPORTER=${EXPORTER:-/var/cache/slurm-spank-ebpf-tests/exporter/v2.5.1-r1/bin/ebpf_exporter}
+load=$top/bench/probe_load
+work=$(mktemp -d /var/tmp/probepair.XXXXXX)
+if [ "$(stat -fc %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; then
+	cg2=/sys/fs/cgroup/unified
+else
+	cg2=/sys/fs/cgroup
+fi
+cg=$cg2/probepair.$$/system.slice/slurmstepd.scope/job_42/step_batch/user/task_0
+epid=""
+cleanup() {
+	[ -z "$epid" ] || { kill "$epid" 2>/dev/null; wait "$epid" 2>/dev/null; }
+	find "$cg2/probepair.$$" -depth -type d -exec rmdir {} \; 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+[ -x "$load" ] || { echo "no $load (make check builds it)" >&2; exit 1; }
+[ -x "$EXPORTER" ] || { echo "no ebpf_exporter at $EXPORTER" >&2; exit 1; }
+# The workload's arguments (bench/probe_load's, as probecost.sh gives them).
+case $workload in
+pipe) args="pipe ${PROBEPAIR_SWITCHES:-200000}" ;;
+pingpong) args="pingpong ${PROBEPAIR_PINGPONGS:-100000}" ;;
+read)
+	dd if=/dev/urandom of="$work/file" bs=1M count=64 status=none || exit 1
+	args="read $work/file ${PROBEPAIR_READS:-20000}"
+	;;
+tcp) args="tcp ${PROBEPAIR_CONNS:-5000}" ;;
+*) echo "workload: pipe, pingpong, read or tcp" >&2; exit 1 ;;
+esac
+ma=$(gcc -print-multiarch 2>/dev/null || true)
+flags=""
+[ "$config" != spank-sched ] || flags=-mcpu=v3 # as probes/Makefile.inc
+clang -target bpf -O2 -g -Wall -D__TARGET_ARCH_x86 ${ma:+-idirafter /usr/include/$ma} -I"$top/probes" $flags \
+	-c "$top/probes/$config.bpf.c" -o "$work/$config.bpf.o" || exit 1
+cp "$top/probes/$config.yaml" "$work/"
+mkdir -p "$cg" || exit 1
+
+# probepair_admit PID: job_42 in every spank_jobs map of PID, all bits,
+# then the generation bumped (as the plugin does; verify.sh's way).
+probepair_admit() {
+	local fd id key val
+	key=$({ printf job_42; head -c 58 /dev/zero; } | od -An -v -tx1 | tr -s ' \n' ' ')
+	val=$(python3 -c 'import struct; print(" ".join("%02x" % b for b in struct.pack("<II", 42, 0xffffffff)))')
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd")" = anon_inode:bpf-map ] || continue
+		id=$(awk '/^map_id:/ {print $2}' "/proc/$1/fdinfo/${fd##*/}")
+		case $(bpftool map show id "$id" 2>/dev/null) in
+		*" name spank_jobs "*) bpftool map update id "$id" key hex $key value hex $val || return 1 ;;
+		*" name spank_jobs_gen "*) bpftool map update id "$id" key hex 00 00 00 00 value hex 01 00 00 00 00 00 00 00 || return 1 ;;
+		esac
+	done
+}
+
+probepair_on() {
+	local i port=19479
+	env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none "$EXPORTER" --config.dir="$work" --config.names="$config" \
+		--config.strict --capabilities.keep=none --web.listen-address=127.0.0.1:$port >"$work/exporter.log" 2>&1 &
+	epid=$!
+	for i in $(seq 100); do
+		curl -fs "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	probepair_admit "$epid" || { cat "$work/exporter.log" >&2; exit 1; }
+}
+
+# probepair_seen: the exporter's series of job 42 (the workload was observed).
+probepair_seen() {
+	curl -fs "http://127.0.0.1:19479/metrics" | grep -c '^ebpf_exporter_spank_.*jobid="42"'
+}
+
+probepair_off() {
+	kill "$epid" 2>/dev/null
+	wait "$epid" 2>/dev/null
+	epid=""
+}
+
+probepair_run() {
+	# shellcheck disable=SC2086 # the workload's arguments, split
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$load" $args |
+		sed -n 's/^ns_per_op=\([0-9.]*\) .*/\1/p'
+}
+
+for p in $(seq "$pairs"); do
+	if [ $((p % 2)) -eq 1 ]; then
+		off=$(probepair_run)
+		probepair_on
+		on=$(probepair_run)
+		seen=$(probepair_seen)
+		probepair_off
+	else
+		probepair_on
+		on=$(probepair_run)
+		seen=$(probepair_seen)
+		probepair_off
+		off=$(probepair_run)
+	fi
+	echo "probepair-$config-$workload pair=$p off_ns=$off on_ns=$on job_series=$seen"
+done | tee "$work/pairs"
+awk -v c="$config" -v w="$workload" '
+	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } r[++n] = f["on_ns"] / f["off_ns"] }
+	END {
+		for (i = 2; i <= n; i++) { x = r[i]; for (j = i - 1; j > 0 && r[j] > x; j--) r[j + 1] = r[j]; r[j + 1] = x }
+		printf "probepair-%s-%s pairs=%d median %+.2f%% (quartiles %+.2f%% to %+.2f%%; min %+.2f%%, max %+.2f%%)\n", c, w, n,
+			(r[int((n + 1) / 2)] - 1) * 100, (r[int((n + 3) / 4)] - 1) * 100, (r[int((3 * n + 1) / 4)] - 1) * 100,
+			(r[1] - 1) * 100, (r[n] - 1) * 100 }' "$work/pairs"
