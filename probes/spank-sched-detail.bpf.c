@@ -33,6 +33,7 @@
  */
 #define SPANK_DROPPED spank_sched_detail_dropped_total
 #include "spank_job.bpf.h"
+#include "spank_sched.bpf.h"
 
 /* spank_sched_detail_dropped_total's map label (spank-sched-detail.yaml). */
 #define SPANK_SCHED_MAP_LATENCY 0
@@ -51,20 +52,6 @@
 /* Cgroups remembered as in a Slurm job or not (their IDs are never
  * reused: no generation needed). */
 #define SPANK_IN_JOB_CACHE_MAX 8192
-/* include/linux/sched.h: a kernel thread. Not a job's task, even the few
- * attached to a cgroup (vhost workers before 6.4): never counted. */
-#define SPANK_PF_KTHREAD 0x00200000
-
-struct sched_info {
-	unsigned long pcount;
-	unsigned long long run_delay;
-} __attribute__((preserve_access_index));
-
-struct task_struct___sched {
-	unsigned int flags;
-	struct sched_info sched_info;
-} __attribute__((preserve_access_index));
-
 /* What a job's task had waited when last switched out (scratch: not a
  * metric). valid is 0 until then, and again once the task left the job. */
 struct runq_seen {

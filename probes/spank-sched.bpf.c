@@ -38,25 +38,13 @@
  */
 #define SPANK_DROPPED spank_sched_dropped_total
 #include "spank_job.bpf.h"
+#include "spank_sched.bpf.h"
 
 /* spank_sched_dropped_total's map label (spank-sched.yaml). */
 #define SPANK_SCHED_MAP_WAIT 0
 #define SPANK_SCHED_MAP_WAITS 1
 #define SPANK_SCHED_MAP_PRESSURE 2
 #define SPANK_SCHED_MAP_SEEN 3
-
-/* include/linux/sched.h: a kernel thread; never a job's task. */
-#define SPANK_PF_KTHREAD 0x00200000
-
-struct sched_info {
-	unsigned long pcount;
-	unsigned long long run_delay;
-} __attribute__((preserve_access_index));
-
-struct task_struct___sched {
-	unsigned int flags;
-	struct sched_info sched_info;
-} __attribute__((preserve_access_index));
 
 /* PSI: the cgroup's group (a pointer from 6.1, embedded before), and its
  * totals, u64 total[NR_PSI_AGGREGATORS][NR_PSI_STATES - 1], whose first
