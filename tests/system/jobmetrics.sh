@@ -455,20 +455,21 @@ scn_jm_sched() {
 	# suites, in other cgroups: nice does not reach across them) adds
 	# waits behind processes outside any job and takes some from these:
 	# each class is only required to grow in its own run (a wait classed
-	# wrongly leaves it at 0).
+	# wrongly leaves it at 0; behind the other job, a CI rehearsal saw
+	# 0.036 s of 2 s, the rest behind its other suites).
 	ok_if "sched: report: job $a's two loops on one CPU for 3 s waited 2.4 to 6.5 s ($w)" \
 		python3 -c 'import sys; sys.exit(0 if 2.4 <= float(sys.argv[1]) <= 6.5 else 1)' "$w"
 	ok_if "sched-detail: report: ... some of it behind its own tasks ($o1 s)" \
 		python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= 0.1 else 1)' "$o1"
 	# Behind another user's job: job a's loop and job b's on CPU 1.
 	j1=$(_jm_report_json "$a" sched behind_seconds other_jobs)
-	_jm_busy "$a" root 2 1 1 &
+	_jm_busy "$a" root 3 1 1 &
 	w=$!
-	_jm_busy "$b" "$JM_OTHER" 2 1 1
+	_jm_busy "$b" "$JM_OTHER" 3 1 1
 	wait "$w"
 	j2=$(_jm_report_json "$a" sched behind_seconds other_jobs)
 	ok_if "sched-detail: report: beside $JM_OTHER's job $b on one CPU, job $a waited behind other jobs ($j1 -> $j2 s)" \
-		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.05 else 1)' "$j1" "$j2"
+		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.005 else 1)' "$j1" "$j2"
 	# Behind a root daemon outside Slurm.
 	x1=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
 	ct systemd-run --quiet --collect --unit=sse-hog nice -n -20 timeout 2 taskset -c 1 sh -c 'while :; do :; done'
