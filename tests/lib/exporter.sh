@@ -141,6 +141,14 @@ metrics_samples() {
 		END { if (n) printf "%.0f\n", s; else print "down" }'
 }
 
+# samples_above FROM: SYS_SAMPLES's sum is above FROM (for wait_until:
+# an exporter's counter moves only when it next reads its maps).
+samples_above() {
+	local v
+	v=$(metrics_samples)
+	[ "$v" != down ] && [ "$v" -gt "$1" ]
+}
+
 # One line: state count, unit state, programs, endpoint; settled first
 # (exporter_settle), as every check of it wants.
 observe() {

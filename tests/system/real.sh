@@ -99,9 +99,7 @@ sample_sum() {
 
 # _grew METRIC FROM: METRIC's sum is above FROM.
 _grew() {
-	local v
-	v=$(sample_sum "$1")
-	[ "$v" != down ] && [ "$v" -gt "$2" ]
+	SYS_SAMPLES=$1 samples_above "$2"
 }
 
 # The program IDs the exporter's process holds (its fdinfo), sorted, one
