@@ -470,10 +470,13 @@ scn_jm_sched() {
 	j2=$(_jm_report_json "$a" sched behind_seconds other_jobs)
 	ok_if "sched-detail: report: beside $JM_OTHER's job $b on one CPU, job $a waited behind other jobs ($j1 -> $j2 s)" \
 		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.005 else 1)' "$j1" "$j2"
-	# Behind a root daemon outside Slurm.
+	# Behind a root daemon outside Slurm, there for all of the job's
+	# loop: a CI run saw a 2-s daemon end before the loop had started.
 	x1=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
-	ct systemd-run --quiet --collect --unit=sse-hog nice -n -20 timeout 2 taskset -c 1 sh -c 'while :; do :; done'
+	ct systemd-run --quiet --collect --unit=sse-hog nice -n -20 timeout 60 taskset -c 1 sh -c 'while :; do :; done'
+	wait_for 10 "sse-hog active" active ct systemctl is-active sse-hog
 	_jm_busy "$a" root 2 1 1
+	ct systemctl stop sse-hog
 	x2=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
 	ok_if "sched-detail: report: beside a root daemon outside Slurm, job $a waited behind processes outside any job ($x1 -> $x2 s)" \
 		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.05 else 1)' "$x1" "$x2"
