@@ -85,6 +85,15 @@ queue_empty() {
 
 # --- payloads ----------------------------------------------------------------
 
+# submit_payload NAME [SBATCH ARGS...]: as the test user, the payload NAME
+# (tests/system/files/payload, /usr/local/bin/sse-payload on a container's
+# or a VM's node: waits for NAME.gate); prints the job ID.
+submit_payload() {
+	local name=$1
+	shift
+	submit -J "$name" -o "$JOB_MARKS/$name-%j.out" "$@" /usr/local/bin/sse-payload "$name"
+}
+
 # started NAME: payload NAME has begun (and, here, taken its snapshot).
 started() {
 	test -e "$NODE_ROOT$JOB_MARKS/$1.started"

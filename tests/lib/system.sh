@@ -248,14 +248,6 @@ plugin_line() {
 	grep -E '^(optional|required)' "$NODE_ROOT$SYS_PLUGIN_CONF"
 }
 
-# submit_payload NAME [SBATCH ARGS...]: as the test user, the payload NAME
-# (tests/system/files/payload: waits for NAME.gate); prints the job ID.
-submit_payload() {
-	local name=$1
-	shift
-	submit -J "$name" -o "$JOB_MARKS/$name-%j.out" "$@" /usr/local/bin/sse-payload "$name"
-}
-
 # The last test point (teardown), the timing line, the plan.
 sys_finish() {
 	local pid=$CT_NSPAWN init=$CT_INIT root=$_sys_mounted left=
