@@ -140,7 +140,12 @@ dismiss() {
 start_exporter() {
 	local i
 	EPORT=$(free_port)
-	env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none "$EXPORTER" --config.dir="$1" --config.names="$2" \
+	# Without CAP_DAC_READ_SEARCH, as the packages' units run it: with it,
+	# ebpf_exporter 2.5.1 watches cgroupfs with fanotify, and once it has
+	# dropped its capabilities (--capabilities.keep=none) it dies at the
+	# next cgroup made or removed (a host whose /sys/fs/cgroup is cgroup2).
+	env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none setpriv --bounding-set=-dac_read_search \
+		"$EXPORTER" --config.dir="$1" --config.names="$2" \
 		--config.strict --capabilities.keep=none --web.listen-address=127.0.0.1:"$EPORT" \
 		>"$WORK/exporter.log" 2>&1 &
 	EPID=$!
