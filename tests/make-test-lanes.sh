@@ -42,11 +42,11 @@ system=$(lane system "$out")
 cluster=$(lane cluster "$out")
 host=$(lane host "$out")
 all=$(lane all "$out")
-is "the whole suite: the system lane holds the system suites and the scripts that hold no lock, bar the RPMs" "$system" \
-	"tests/configure.sh tests/packaging/man.sh tests/packaging/make-install.sh tests/system/bookworm.sh tests/system/trixie.sh tests/system/sid.sh tests/bench.sh"
+is "the whole suite: the system lane holds the system and VM suites and the scripts that hold no lock, bar the RPMs" "$system" \
+	"tests/configure.sh tests/packaging/man.sh tests/packaging/make-install.sh tests/system/bookworm.sh tests/system/trixie.sh tests/system/sid.sh tests/vm/trixie-6.12.sh tests/vm/sid-6.1.sh tests/bench.sh"
 is "  the RPMs first in the cluster lane (while the root filesystems build), then the three-host suites" "$cluster" \
 	"tests/packaging/rpm.sh tests/cluster/bookworm.sh tests/cluster/trixie.sh tests/cluster/ansible.sh"
-unlike "  no container suite in the host lane" "$host" 'tests/(system|cluster)/'
+unlike "  no container or VM suite in the host lane" "$host" 'tests/(system|cluster|vm)/'
 is "  every script in exactly one lane" \
 	"$(printf '%s\n' $system $cluster $host | sort | uniq -c | awk '$1 != 1' | wc -l) $(printf '%s\n' $system $cluster $host | sort -u | wc -l)" \
 	"0 $(printf '%s\n' $all | sort -u | wc -l)"

@@ -22,10 +22,13 @@ SYS_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # on a managed host (sshd, python3, python3-apt for its apt module:
 # tests/cluster/ansible.sh), and the monitoring the job metrics' end to end
 # starts, with the firewall it applies (tests/system/jobmetrics.sh; the
-# services left disabled: see sys_cache).
+# services left disabled: see sys_cache); curl and iproute2 for
+# probes/tests/verify.sh on a real kernel, kmod for the modules it
+# loads there (tests/vm).
 SYS_PKGS="systemd systemd-sysv dbus munge slurmd slurmctld slurm-client
 bpftrace bpftool socat procps build-essential dpkg-dev debhelper fakeroot
-openssh-server python3 python3-apt prometheus prometheus-node-exporter nftables"
+openssh-server python3 python3-apt prometheus prometheus-node-exporter nftables
+curl iproute2 kmod"
 # Enabled by their packages, but only the scenario that needs them starts
 # them (on its own ports): no other suite's node runs them.
 SYS_DISABLED_UNITS="prometheus.service prometheus-node-exporter.service"

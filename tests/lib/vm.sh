@@ -1,0 +1,252 @@
+# A real kernel for the tests (tests/vm): Debian's cloud kernel of a
+# release, booted under qemu (software emulation where there is no KVM)
+# on an ext4 image made from a booted container's root filesystem (the
+# packages installed there as tests/lib/system.sh installs them). The
+# guest runs one scenario file with this directory's libraries (ct runs
+# commands in the guest itself) and writes its TAP to its second serial
+# port; the host relays those points as its own. No network: the guest
+# has no NIC.
+#
+#   vm_kernel SUITE      KVER, KDIR: SUITE's newest cloud kernel, its
+#                        modules and an initramfs, cached
+#   vm_guest_files ROOT SCENARIO
+#                        the test runner, its libraries and the scenario
+#                        put in ROOT (the booted container's, stopped)
+#   vm_image ROOT IMG    IMG, an ext4 image of ROOT (mkfs.ext4 -d)
+#   vm_boot IMG SECONDS  boots it, bounded; relays the guest's points
+#
+# Sourced after tests/lib/system.sh (sys_locked, SYS_CACHE, sys_mirror).
+
+VM_CACHE=$SYS_CACHE/vm
+# What the initramfs loads to find the root disk: virtio's PCI transport
+# and block driver (modules in Debian's cloud kernels), with what they
+# need (modules.dep).
+VM_INITRD_MODULES="virtio_pci virtio_blk"
+VM_GUEST_DIR=/usr/local/share/sse-vm
+
+# _vm_apt SUITE APT-ARGS...: apt-get (or apt-cache, when the first argument
+# is "cache") on SUITE's main archive alone, in a state of its own under
+# VM_CACHE: the host's packages and lists are not touched.
+_vm_apt() {
+	local suite=$1 d=$VM_CACHE/apt-$1 tool=apt-get
+	shift
+	[ "$1" != cache ] || { tool=apt-cache; shift; }
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	[ -f "$d/sources.list" ] || echo "deb $(sys_mirror) $suite main" >"$d/sources.list"
+	"$tool" -q -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o Dir::State::Status=/dev/null \
+		-o APT::Architecture=amd64 -o APT::Sandbox::User=root "$@"
+}
+
+# vm_kernel SUITE: KVER (its uname -r), KDIR (vmlinuz, initrd.img,
+# lib/modules/KVER, version: the package and its version) for SUITE's
+# cloud kernel, the one linux-image-cloud-amd64 depends on. The archive
+# keeps only the current ABI of a release: the newest is fetched again
+# after SYS_CACHE_DAYS, and each run says which it used.
+vm_kernel() {
+	VM_SUITE=$1
+	sys_locked "$VM_CACHE/kernel-$1.lock" _vm_kernel_locked
+}
+
+_vm_kernel_locked() {
+	local pick=$VM_CACHE/kernel-$VM_SUITE.current pkg ver deb new age m
+	if [ -f "$pick" ] && [ -d "$VM_CACHE/$(cat "$pick")" ]; then
+		age=$((($(date +%s) - $(stat -c %Y "$pick")) / 86400))
+		if [ "$age" -lt "$SYS_CACHE_DAYS" ]; then
+			KDIR=$VM_CACHE/$(cat "$pick")
+			KVER=$(ls "$KDIR/lib/modules")
+			return 0
+		fi
+	fi
+	mkdir -p "$VM_CACHE"
+	_vm_apt "$VM_SUITE" update >"$VM_CACHE/apt-$VM_SUITE.log" 2>&1 ||
+		{ show "$(tail -n 5 "$VM_CACHE/apt-$VM_SUITE.log")"; bail "apt-get update for $VM_SUITE failed"; }
+	pkg=$(_vm_apt "$VM_SUITE" cache depends linux-image-cloud-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9].*-cloud-amd64\)$/\1/p' | head -n 1)
+	[ -n "$pkg" ] || bail "$VM_SUITE: no linux-image-cloud-amd64 (or what it depends on) in the archive"
+	ver=$(_vm_apt "$VM_SUITE" cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	new=$VM_CACHE/${pkg}_$ver
+	if [ ! -f "$new/done" ]; then
+		rm -rf "$new" "$new.deb.d"
+		mkdir -p "$new.deb.d"
+		(cd "$new.deb.d" && _vm_apt "$VM_SUITE" download "$pkg=$ver") >>"$VM_CACHE/apt-$VM_SUITE.log" 2>&1 ||
+			{ show "$(tail -n 5 "$VM_CACHE/apt-$VM_SUITE.log")"; bail "$VM_SUITE: could not download $pkg $ver"; }
+		deb=$(ls "$new.deb.d"/*.deb)
+		mkdir -p "$new/x"
+		dpkg-deb -x "$deb" "$new/x" || bail "dpkg-deb -x $deb failed"
+		# /lib/modules, or /usr/lib/modules from trixie on.
+		m=$(ls -d "$new"/x/lib/modules/* "$new"/x/usr/lib/modules/* 2>/dev/null | head -n 1)
+		KVER=${m##*/}
+		mkdir -p "$new/lib/modules"
+		{ [ -n "$KVER" ] && mv "$m" "$new/lib/modules/" &&
+			cp "$new/x/boot/vmlinuz-$KVER" "$new/vmlinuz" &&
+			cp "$new/x/boot/config-$KVER" "$new/config"; } ||
+			bail "$VM_SUITE: $deb has no kernel and modules where expected"
+		rm -rf "$new/x" "$new.deb.d"
+		depmod -b "$new" "$KVER" || bail "depmod for $KVER failed"
+		_vm_initramfs "$new" "$KVER"
+		echo "$pkg $ver" >"$new/version"
+		touch "$new/done"
+	fi
+	basename "$new" >"$pick"
+	KDIR=$new
+	KVER=$(ls "$KDIR/lib/modules")
+}
+
+# _vm_initramfs KDIR KVER: KDIR/initrd.img, busybox (static) and the
+# modules of VM_INITRD_MODULES, uncompressed (busybox's insmod reads plain
+# .ko files; the kernel takes them either way); /init mounts /dev/vda and
+# becomes the image's systemd.
+_vm_initramfs() {
+	local kdir=$1 kver=$2 t m f
+	command -v busybox >/dev/null && busybox --list | grep -qx switch_root ||
+		missing "a static busybox (Debian: busybox-static) for the VM's initramfs"
+	t=$(mktemp -d)
+	mkdir -p "$t/bin" "$t/proc" "$t/sys" "$t/dev" "$t/newroot" "$t/m"
+	cp "$(command -v busybox)" "$t/bin/busybox"
+	for m in $(_vm_module_order "$kdir" "$kver" $VM_INITRD_MODULES); do
+		f=$t/m/$(basename "$m")
+		case $m in
+		*.ko.xz) xz -dc "$kdir/lib/modules/$kver/$m" >"${f%.xz}" && f=${f%.xz} ;;
+		*.ko.zst) zstd -qdc "$kdir/lib/modules/$kver/$m" >"${f%.zst}" && f=${f%.zst} ;;
+		*) cp "$kdir/lib/modules/$kver/$m" "$f" ;;
+		esac || bail "could not unpack $m"
+		echo "/m/$(basename "$f")" >>"$t/modules"
+	done
+	cat >"$t/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+while read -r m; do insmod "$m" || echo "initramfs: insmod $m failed"; done </modules
+i=0
+while [ ! -b /dev/vda ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+if ! mount -t ext4 -o rw /dev/vda /newroot; then
+	echo "initramfs: could not mount /dev/vda"
+	reboot -f
+fi
+umount /proc /sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot /sbin/init
+EOF
+	chmod 0755 "$t/init"
+	(cd "$t" && find . | cpio -o -H newc --quiet | gzip -1) >"$kdir/initrd.img" ||
+		bail "could not make the initramfs"
+	rm -rf "$t"
+}
+
+# _vm_module_order KDIR KVER MODULE...: the modules' files (relative to
+# lib/modules/KVER), each after what it depends on, from modules.dep.
+_vm_module_order() {
+	local kdir=$1 kver=$2
+	shift 2
+	awk -v want="$*" '
+		BEGIN { n = split(want, w, " ") }
+		{
+			f = $1; sub(/:$/, "", f)
+			name = f; sub(/.*\//, "", name); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", name)
+			gsub(/-/, "_", name)
+			file[name] = f
+			deps[name] = ""
+			for (i = 2; i <= NF; i++) {
+				d = $i; sub(/.*\//, "", d); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", d); gsub(/-/, "_", d)
+				deps[name] = deps[name] " " d
+			}
+		}
+		function visit(m,   k, a, i) {
+			if (m in done || !(m in file)) return
+			done[m] = 1
+			k = split(deps[m], a, " ")
+			for (i = k; i >= 1; i--) visit(a[i])
+			print file[m]
+		}
+		END { for (i = 1; i <= n; i++) visit(w[i]) }' "$kdir/lib/modules/$kver/modules.dep"
+}
+
+# vm_guest_files ROOT SCENARIO...: what the guest needs besides the
+# installed packages: the kernel's modules, an fstab, the runner and its
+# unit (enabled), the libraries it sources and the scenario files (each
+# defines vm_scenario_<name>, run in the order given by basename).
+vm_guest_files() {
+	local root=$1 f
+	shift
+	mkdir -p "$root/lib/modules" "$root$VM_GUEST_DIR/lib" "$root$VM_GUEST_DIR/scenarios"
+	cp -a "$KDIR/lib/modules/$KVER" "$root/lib/modules/" || bail "could not copy the modules of $KVER"
+	# The initramfs mounts the root read-write; no udev in these root
+	# filesystems, so no device unit to wait for.
+	echo "# / is mounted by the initramfs (tests/lib/vm.sh)" >"$root/etc/fstab"
+	for f in tap.sh slurm.sh plugin.sh exporter.sh journal.sh; do
+		cp "$SYS_TOP/tests/lib/$f" "$root$VM_GUEST_DIR/lib/" || bail "could not copy tests/lib/$f"
+	done
+	install -m 0755 "$SYS_TOP/tests/vm/files/guest" "$root$VM_GUEST_DIR/guest"
+	install -m 0644 "$SYS_TOP/tests/vm/files/sse-vm-test.service" "$root/etc/systemd/system/"
+	ln -sf ../sse-vm-test.service "$root/etc/systemd/system/multi-user.target.wants/sse-vm-test.service"
+	# probes/tests/verify.sh and what it sources, for the probes scenario.
+	mkdir -p "$root$VM_GUEST_DIR/src/tests"
+	cp -r "$SYS_TOP/probes" "$root$VM_GUEST_DIR/src/" || bail "could not copy probes/"
+	ln -sfn ../../lib "$root$VM_GUEST_DIR/src/tests/lib"
+	: >"$root$VM_GUEST_DIR/scenarios.list"
+	for f in "$@"; do
+		cp "$f" "$root$VM_GUEST_DIR/scenarios/" || bail "could not copy $f"
+		basename "$f" .sh >>"$root$VM_GUEST_DIR/scenarios.list"
+	done
+}
+
+# vm_image ROOT IMG: an ext4 image holding ROOT (sparse; the guest's
+# free space is what the jobs write).
+vm_image() {
+	local t0
+	t0=$(date +%s)
+	rm -f "$2"
+	mkfs.ext4 -q -F -L sse-root -d "$1" "$2" "${VM_IMAGE_SIZE:-6G}" >"$RUN/log/mkfs.log" 2>&1 ||
+		{ show "$(tail -n 10 "$RUN/log/mkfs.log")"; bail "mkfs.ext4 -d $1 failed"; }
+	diag "vm: image of $(du -sh --apparent-size "$1" 2>/dev/null | cut -f1) made in $(($(date +%s) - t0)) s"
+}
+
+# vm_boot IMG SECONDS: boots KDIR's kernel on IMG with the guest's
+# systemd, two CPUs and VM_MEMORY MiB, no NIC; the guest's first serial
+# port is the console ($RUN/log/vm-console.log), its second the runner's
+# TAP, relayed here (vm_relay). Killed after SECONDS.
+vm_boot() {
+	local img=$1 secs=$2 rc accel tcg= t0
+	accel=${VM_ACCEL:-tcg}
+	# One host thread for both vCPUs: with one per vCPU (MTTCG), a guest
+	# 6.12 patching a tracepoint into __schedule while the other vCPU
+	# ran it took the breakpoint as a fault ("Oops: int3", a panic).
+	[ "$accel" != tcg ] || tcg=,thread=single
+	t0=$(date +%s)
+	: >"$RUN/log/vm-tap.log"
+	timeout -k 10 "$secs" qemu-system-x86_64 -nodefaults -no-user-config -machine pc -accel "$accel$tcg" \
+		-cpu "${VM_CPU:-max}" -smp 2,sockets=1,cores=2,threads=1 -m "${VM_MEMORY:-3072}" -display none -no-reboot -nic none \
+		-kernel "$KDIR/vmlinuz" -initrd "$KDIR/initrd.img" \
+		-append "console=ttyS0 panic=-1 systemd.show_status=0 systemd.getty_auto=0 ${VM_CMDLINE:-}" \
+		-drive "file=$img,format=raw,if=virtio,cache=unsafe" \
+		-serial "file:$RUN/log/vm-console.log" -serial "file:$RUN/log/vm-tap.log" \
+		</dev/null >"$RUN/log/qemu.log" 2>&1
+	rc=$?
+	VM_SECONDS=$(($(date +%s) - t0))
+	diag "vm: $(cat "$KDIR/version") ($accel), booted and ran for $VM_SECONDS s; qemu exit $rc"
+	vm_relay "$rc"
+}
+
+# vm_relay QEMU_STATUS: the guest's points as this script's own (their
+# numbers are this script's), its comments as comments; a point that
+# the guest ran to its end (its last line), else the console's tail.
+vm_relay() {
+	local line end=
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		"ok "*"# SKIP"*) skip_point "${line#*# SKIP }" ;;
+		"ok "*) tap_point "$(echo "$line" | sed 's/^ok [0-9]* - //')" 0 ;;
+		"not ok "*) tap_point "$(echo "$line" | sed 's/^not ok [0-9]* - //')" 1 ;;
+		"#"*) echo "$line" ;;
+		"sse-vm: end") end=1 ;;
+		esac
+	done <"$RUN/log/vm-tap.log"
+	if ! ok_if "vm: the guest ran every scenario to its end and powered off (qemu exit $1)" \
+		test -n "$end" -a "$1" -eq 0; then
+		show "$(tail -n 40 "$RUN/log/vm-console.log" | tr -d '\r')"
+	fi
+}

@@ -1,0 +1,103 @@
+# What every VM suite runs (tests/vm/<release>-<kernel>.sh): a release's
+# node prepared as tests/system prepares it (its cached root filesystem,
+# this tree's packages built and installed, the real ebpf_exporter), then
+# with Slurm's own cgroups (cgroup/v2, proctrack/cgroup, task/cgroup,
+# memory limits) and no hand-made cgroup, booted on a real kernel
+# (tests/lib/vm.sh); the scenarios run in the guest. Sourced after
+# tests/lib/tap.sh.
+. "${srcdir:-.}/tests/lib/system.sh"
+. "${srcdir:-.}/tests/lib/vm.sh"
+. "${srcdir:-.}/tests/system/real.sh"
+
+# The sets the guest's jobs ask for: the project's io, sched and oom probes.
+_vm_sets_file() {
+	cat <<EOT
+default = io
+
+[io]
+description = Block I/O latency and bytes of the job
+configs = spank-io
+listen = 127.0.0.1:941
+linger = 0
+
+[sched]
+description = Time the job waited for a CPU
+configs = spank-sched
+listen = 127.0.0.1:942
+linger = 0
+
+[oom]
+description = Processes of the job the OOM killer chose
+configs = spank-oom
+listen = 127.0.0.1:943
+linger = 0
+EOT
+}
+
+# _vm_slurm_conf: slurm.conf and cgroup.conf as sites configure Slurm's
+# own cgroups; slurmstepd's debug3 lines (the limits it writes into a job's cgroup)
+# in the journal.
+_vm_slurm_conf() {
+	SYSTEM_SLURMD_SYSLOG_DEBUG=debug3 SYSTEM_SLURMD_DEBUG=debug3 sys_slurm_conf_text |
+		sed -e 's|^ProctrackType=.*|ProctrackType=proctrack/cgroup\nTaskPlugin=task/cgroup|' \
+			-e 's|^SelectTypeParameters=.*|SelectTypeParameters=CR_Core_Memory\nDefMemPerNode=256|' \
+			-e "s|^\\(NodeName=.*\\) State=UNKNOWN|\\1 RealMemory=$VM_REAL_MEMORY State=UNKNOWN|" \
+			>"$NODE_ROOT/etc/slurm/slurm.conf"
+	printf 'CgroupPlugin=cgroup/v2\nConstrainCores=yes\nConstrainRAMSpace=yes\n' \
+		>"$NODE_ROOT/etc/slurm/cgroup.conf"
+}
+
+# _vm_node_files: what the guest's node needs that a container gets from
+# nspawn: an IPv4 address besides 127.0.0.1 (Slurm resolves 127.0.0.1
+# with AI_ADDRCONFIG), made before Slurm starts, without a NIC.
+_vm_node_files() {
+	install -m 0644 "$SYS_TOP/tests/vm/files/sse-vm-addr.service" "$NODE_ROOT/etc/systemd/system/"
+	ln -sf ../sse-vm-addr.service "$NODE_ROOT/etc/systemd/system/multi-user.target.wants/sse-vm-addr.service"
+	install -m 0755 "$SYS_TOP/tests/vm/files/vm-work" "$NODE_ROOT/usr/local/bin/sse-vm-work"
+	cat >"$NODE_ROOT$VM_GUEST_DIR/vm-env.sh" <<EOT
+NODE=$NODE SYS_USER=$SYS_USER JOB_MARKS=$JOB_MARKS STATE=$STATE SUBMIT_ERR=/tmp/sbatch.err
+SYS_UNIT=$SYS_UNIT SYS_SETS_FILE=$SYS_SETS_FILE SYS_ADMIN_CMD=/usr/sbin/spank-ebpf JM_OTHER=sse-other
+VM_SLURM=$SLURM_VERSION VM_KERNEL="$(cat "$KDIR/version")"
+SUBMIT_OPTS=()
+EOT
+}
+
+# vm_suite RELEASE KERNEL-RELEASE SCENARIO...: RELEASE's node on
+# KERNEL-RELEASE's cloud kernel, running the guest scenarios
+# (tests/vm/guest/SCENARIO.sh) in that order.
+vm_suite() {
+	local kern=$2 rel=$1 s scn=
+	shift 2
+	# VM_SCENARIOS="a b": only those, by hand.
+	[ -z "${VM_SCENARIOS:-}" ] || set -- $VM_SCENARIOS
+	VM_REAL_MEMORY=2000
+	# The guest's CPUs as qemu makes them (vm_boot), not this host's.
+	SYS_HW="CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1"
+	sys_setup "$rel"
+	for s in "$@"; do scn="$scn $SYS_TOP/tests/vm/guest/$s.sh"; done
+	need_cmd qemu-system-x86_64 mkfs.ext4 cpio depmod busybox
+	sys_cache
+	sys_tarball
+	vm_kernel "$kern"
+	diag "vm: $rel's node on $kern's kernel $KVER ($(cat "$KDIR/version"))"
+	sys_boot
+	sys_install
+	_real_have || { sys_finish; return; }
+	real_setup
+	ct useradd -m -s /bin/sh sse-other || bail "useradd sse-other failed"
+	_vm_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
+	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	ct systemctl enable munge slurmctld slurmd >/dev/null 2>&1
+	sys_nspawn_stop
+	_vm_slurm_conf
+	vm_guest_files "$NODE_ROOT" $scn
+	_vm_node_files
+	vm_image "$NODE_ROOT" "$RUN/root.img"
+	sys_unmount "$NODE_ROOT"
+	# For a look at the guest by hand (tests/README.md, "A real kernel").
+	[ -z "${VM_SAVE_IMAGE:-}" ] || cp --sparse=always "$RUN/root.img" "$VM_SAVE_IMAGE"
+	vm_boot "$RUN/root.img" "${VM_TIMEOUT:-1200}"
+	rm -f "$RUN/root.img"
+	sys_finish
+}
