@@ -19,7 +19,8 @@
  *
  * exporter --check SET (the unit's ExecStartPre, as root): the same
  * refusals, with the holder's pid and name, which the unit's own user
- * cannot see.
+ * cannot see. Both refuse a set whose project config needs a newer
+ * kernel than the node's (probekernel.h).
  *
  * --config.strict: a config whose probe cannot attach fails the unit
  * instead of running half-blind; --capabilities.keep=none: the exporter
@@ -34,9 +35,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "listenaddr.h"
+#include "probekernel.h"
 #include "sets.h"
 #include "spank-ebpf.h"
 
@@ -136,6 +139,7 @@ int cmd_exporter(struct cmd *cmd)
 {
 	static struct sets sets;
 	static char dir[SETS_PATH_MAX + 20], names[sizeof(sets.set[0].configs) + 20];
+	struct utsname uts;
 	const char *vals[1] = { NULL }, *pos[1];
 	char err[700];
 	char *argv[8];
@@ -171,6 +175,13 @@ int cmd_exporter(struct cmd *cmd)
 	sets.set[0] = sets.set[i];
 	if (sets_check_configs(&sets, err, sizeof(err)) < 0) {
 		fprintf(stderr, "spank-ebpf: exporter: %s\n", err);
+		return EXIT_ANOMALY;
+	}
+	/* Refused here in words an admin reads, not by libbpf (or not at
+	 * all: a config that loads and records nothing). */
+	if (uname(&uts) == 0 &&
+	    probekernel_check(sets.set[0].configs, uts.release, err, sizeof(err)) < 0) {
+		fprintf(stderr, "spank-ebpf: exporter: set %s: %s\n", sets.set[0].name, err);
 		return EXIT_ANOMALY;
 	}
 	if (exporter_port_privileged(&sets.set[0]) < 0)
