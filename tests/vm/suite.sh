@@ -9,22 +9,11 @@
 . "${srcdir:-.}/tests/lib/vm.sh"
 . "${srcdir:-.}/tests/system/real.sh"
 
-# The sets the guest's jobs ask for: the project's io, sched and oom probes.
+# The sets the guest's jobs ask for: tests/system's (io, sched,
+# sched-detail: real.sh) and the oom set.
 _vm_sets_file() {
+	_real_sets_file
 	cat <<EOT
-default = io
-
-[io]
-description = Block I/O latency and bytes of the job
-configs = spank-io
-listen = 127.0.0.1:941
-linger = 0
-
-[sched]
-description = Time the job waited for a CPU
-configs = spank-sched
-listen = 127.0.0.1:942
-linger = 0
 
 [oom]
 description = Processes of the job the OOM killer chose
