@@ -199,8 +199,12 @@ vm_image() {
 	local t0
 	t0=$(date +%s)
 	rm -f "$2"
-	mkfs.ext4 -q -F -L sse-root -d "$1" "$2" "${VM_IMAGE_SIZE:-6G}" >"$RUN/log/mkfs.log" 2>&1 ||
+	# Root's alone: it holds every file of the node whatever its mode
+	# (the test cluster's munge key, /etc/shadow), and the run
+	# directory is readable by all.
+	(umask 077 && mkfs.ext4 -q -F -L sse-root -d "$1" "$2" "${VM_IMAGE_SIZE:-6G}") >"$RUN/log/mkfs.log" 2>&1 ||
 		{ show "$(tail -n 10 "$RUN/log/mkfs.log")"; bail "mkfs.ext4 -d $1 failed"; }
+	[ "$(stat -c %a "$2")" = 600 ] || bail "the image $2 is readable by others"
 	diag "vm: image of $(du -sh --apparent-size "$1" 2>/dev/null | cut -f1) made in $(($(date +%s) - t0)) s"
 }
 

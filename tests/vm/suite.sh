@@ -85,7 +85,7 @@ vm_suite() {
 	vm_image "$NODE_ROOT" "$RUN/root.img"
 	sys_unmount "$NODE_ROOT"
 	# For a look at the guest by hand (tests/README.md, "A real kernel").
-	[ -z "${VM_SAVE_IMAGE:-}" ] || cp --sparse=always "$RUN/root.img" "$VM_SAVE_IMAGE"
+	[ -z "${VM_SAVE_IMAGE:-}" ] || (umask 077 && cp --sparse=always "$RUN/root.img" "$VM_SAVE_IMAGE")
 	vm_boot "$RUN/root.img" "${VM_TIMEOUT:-1200}"
 	rm -f "$RUN/root.img"
 	sys_finish
