@@ -26,6 +26,18 @@ int floor_io_getrq(void *ctx)
 	return 0;
 }
 
+SEC("raw_tp/block_bio_backmerge")
+int floor_io_backmerge(void *ctx)
+{
+	return 0;
+}
+
+SEC("raw_tp/block_bio_frontmerge")
+int floor_io_frontmerge(void *ctx)
+{
+	return 0;
+}
+
 SEC("raw_tp/block_rq_complete")
 int floor_io_complete(void *ctx)
 {

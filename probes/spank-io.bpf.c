@@ -14,12 +14,19 @@
  * taken at allocation whenever the queue keeps I/O statistics, the
  * default, or has an I/O scheduler), so no hook runs at issue and one
  * clock read per request is saved (about 110 ns in a paravirtualised
- * guest). A request without the stamp counts its bytes, not its latency.
+ * guest). A request without the stamp has no latency.
+ *
+ * Bytes are counted by bio, in the task that submits it: when a request
+ * is allocated for it (block_getrq) or when it is merged into one that
+ * is queued (block_bio_backmerge, block_bio_frontmerge), whoever's that
+ * request is. A job's bytes are then exactly what it submitted: another
+ * job's bio merged into its request (adjacent sectors, both queued at
+ * once) is counted for the other job, not inflating this one's.
+ *
  * I/O submitted by kernel threads (buffered writeback by the flusher)
- * belongs to no job and is not recorded; a bio merged into another's
- * request counts with that request; a request whose first bio changed
- * (a front merge) is not recorded, and leaves nothing another request
- * could be counted by (io_bios).
+ * belongs to no job and is not recorded; a request whose first bio
+ * changed (a front merge) has no latency, and leaves nothing another
+ * request could be counted by (io_bios).
  */
 #define SPANK_DROPPED spank_io_dropped_total
 #include "spank_job.bpf.h"
@@ -58,11 +65,13 @@ struct block_device {
 
 struct bvec_iter {
 	__u64 bi_sector;
+	unsigned int bi_size;
 } __attribute__((preserve_access_index));
 
 /* The device: bi_bdev from 5.12, bi_disk before. */
 struct bio {
 	struct block_device *bi_bdev;
+	unsigned int bi_opf;
 	struct bvec_iter bi_iter;
 } __attribute__((preserve_access_index));
 
@@ -73,7 +82,6 @@ struct bio___pre512 {
 struct request {
 	struct request_queue *q;
 	unsigned int cmd_flags;
-	unsigned int __data_len;
 	__u64 __sector;
 	struct bio *bio;
 	__u64 start_time_ns;
@@ -90,8 +98,9 @@ extern int LINUX_KERNEL_VERSION __kconfig;
  * A plain hash map, not an LRU one: an LRU hash evicts before it is full
  * (its free lists are per CPU), and lost 10 of a job's 2000 direct writes
  * here beside another job's 6000. A plain hash is bounded by max_entries:
- * when it is full an update fails and that one request goes unrecorded.
- * A record is lost, never given to another job.
+ * when it is full an update fails and that one request's latency goes
+ * unrecorded (its bytes are counted apart). A record is lost, never given
+ * to another job.
  *
  * An entry goes at its request's completion, or when its address comes
  * back: at the next getrq of a bio there, or when a bio there is front-
@@ -146,15 +155,26 @@ struct {
 	__type(value, __u64);
 } spank_io_bytes_total SEC(".maps");
 
-static __always_inline __u32 spank_io_op(struct request *rq)
+/* The operation of a bio's flags (bio->bi_opf, as rq->cmd_flags). */
+static __always_inline __u32 spank_io_op(__u32 flags)
 {
-	__u32 op = BPF_CORE_READ(rq, cmd_flags) & SPANK_REQ_OP_MASK;
+	__u32 op = flags & SPANK_REQ_OP_MASK;
 
 	if (op == SPANK_REQ_OP_READ)
 		return SPANK_IO_OP_READ;
 	if (op == SPANK_REQ_OP_WRITE)
 		return SPANK_IO_OP_WRITE;
 	return SPANK_IO_OP_OTHER;
+}
+
+/* A bio's bytes, for JOB, which submitted it. */
+static __always_inline void spank_io_count_bytes(struct bio *bio, __u32 job)
+{
+	struct spank_io_bytes_key key = {};
+
+	key.job = job;
+	key.op = spank_io_op(BPF_CORE_READ(bio, bi_opf));
+	spank_add(&spank_io_bytes_total, &key, BPF_CORE_READ(bio, bi_iter.bi_size), SPANK_IO_MAP_BYTES);
 }
 
 /* Before 5.11 block_getrq had a request_queue first; 5.10.137 and later
@@ -188,6 +208,7 @@ int spank_io_getrq(struct bpf_raw_tracepoint_args *ctx)
 		bpf_map_delete_elem(&io_bios, &bio);
 		return 0;
 	}
+	spank_io_count_bytes((struct bio *)bio, e.job);
 	e.queue = spank_io_bio_queue((struct bio *)bio);
 	e.sector = BPF_CORE_READ((struct bio *)bio, bi_iter.bi_sector);
 	e.ns = bpf_ktime_get_ns();
@@ -196,16 +217,39 @@ int spank_io_getrq(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* A bio merged into a queued request: its bytes are its submitter's (the
+ * current task's), whoever's the request is. */
+static __always_inline void spank_io_merged(__u64 bio)
+{
+	__u32 job = spank_job_of_current(SPANK_JOB_IO);
+
+	if (job)
+		spank_io_count_bytes((struct bio *)bio, job);
+}
+
+/* Before 5.11 the merge tracepoints had the queue and the request first,
+ * as block_getrq. */
+SEC("raw_tp/block_bio_backmerge")
+int spank_io_backmerge(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 bio = spank_io_old_args() ? ctx->args[2] : ctx->args[0];
+
+	if (bio)
+		spank_io_merged(bio);
+	return 0;
+}
+
 /* A bio front-merged into a request becomes its first: an entry at its
- * address is another request's, stale (see io_bios). Before 5.11 the
- * tracepoint had the queue and the request first, as block_getrq. */
+ * address is another request's, stale (see io_bios). */
 SEC("raw_tp/block_bio_frontmerge")
 int spank_io_frontmerge(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 bio = spank_io_old_args() ? ctx->args[2] : ctx->args[0];
 
-	if (bio)
-		bpf_map_delete_elem(&io_bios, &bio);
+	if (!bio)
+		return 0;
+	bpf_map_delete_elem(&io_bios, &bio);
+	spank_io_merged(bio);
 	return 0;
 }
 
@@ -222,7 +266,6 @@ SEC("raw_tp/block_rq_complete")
 int spank_io_complete(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct spank_io_latency_key lat = {};
-	struct spank_io_bytes_key bytes = {};
 	struct request *rq = (struct request *)ctx->args[0];
 	__u64 bio, start, now;
 	struct io_bio *e;
@@ -236,14 +279,11 @@ int spank_io_complete(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	start = BPF_CORE_READ(rq, start_time_ns);
 	ours = spank_io_entry_is(e, rq, start);
-	lat.job = bytes.job = e->job;
+	lat.job = e->job;
 	bpf_map_delete_elem(&io_bios, &bio);
-	if (!ours)
+	if (!ours || !start)
 		return 0;
-	lat.op = bytes.op = spank_io_op(rq);
-	spank_add(&spank_io_bytes_total, &bytes, BPF_CORE_READ(rq, __data_len), SPANK_IO_MAP_BYTES);
-	if (!start)
-		return 0;
+	lat.op = spank_io_op(BPF_CORE_READ(rq, cmd_flags));
 	now = bpf_ktime_get_ns();
 	now = now > start ? (now - start) / 1000 : 0;
 	SPANK_HIST_EXP2(spank_io_latency_seconds, lat, now, SPANK_IO_MAX_BUCKET, SPANK_IO_MAP_LATENCY);
