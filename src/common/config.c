@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "promapi.h"
 
 #ifndef SYSTEMCTL_PATH
 #define SYSTEMCTL_PATH "/usr/bin/systemctl"
@@ -144,9 +145,10 @@ static int parse_seconds(const char *arg, const char *key, const char *val,
 }
 
 enum key { K_MODE, K_UNIT, K_STATE, K_SYSTEMCTL, K_TIMEOUT, K_LOCK_TIMEOUT, K_START,
-	   K_LINGER, K_SETS, K_COUNT };
+	   K_LINGER, K_SETS, K_PROMETHEUS, K_PROMETHEUS_CA, K_PROMETHEUS_NETRC, K_COUNT };
 static const char *const key_names[K_COUNT] = {
-	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout", "start", "linger", "sets"
+	"mode", "unit", "state", "systemctl", "timeout", "lock_timeout", "start", "linger", "sets",
+	"prometheus", "prometheus_ca", "prometheus_netrc"
 };
 
 static int apply(struct config *cfg, enum key k, const char *arg,
@@ -199,6 +201,26 @@ static int apply(struct config *cfg, enum key k, const char *arg,
 	case K_LOCK_TIMEOUT:
 		return parse_seconds(arg, "lock_timeout", val, 1, CONFIG_TIMEOUT_MAX,
 				     &cfg->lock_timeout, err, errlen);
+	case K_PROMETHEUS: {
+		char why[300];
+
+		/* Checked as curl reads it (promapi.h); the URL itself is not
+		 * repeated: it may hold a password the check refuses. */
+		if (promapi_url_check(val, why, sizeof(why)) < 0)
+			return fail(err, errlen, "prometheus=...", "prometheus must be Prometheus' URL: %s", why);
+		snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s", val);
+		return 0;
+	}
+	case K_PROMETHEUS_CA:
+		if (check_path(arg, "prometheus_ca", val, err, errlen))
+			return -1;
+		snprintf(cfg->prometheus_ca, sizeof(cfg->prometheus_ca), "%s", val);
+		return 0;
+	case K_PROMETHEUS_NETRC:
+		if (check_path(arg, "prometheus_netrc", val, err, errlen))
+			return -1;
+		snprintf(cfg->prometheus_netrc, sizeof(cfg->prometheus_netrc), "%s", val);
+		return 0;
 	default:
 		return -1;
 	}
@@ -237,7 +259,7 @@ static int parse_args(struct config *cfg, int argc, char *const argv[],
 				break;
 		if (k == K_COUNT)
 			return fail(err, errlen, arg,
-				    "unknown key (expected mode, unit, state, systemctl, timeout, lock_timeout, start, linger or sets)");
+				    "unknown key (expected mode, unit, state, systemctl, timeout, lock_timeout, start, linger, sets, prometheus, prometheus_ca or prometheus_netrc)");
 		if (!eq)
 			return fail(err, errlen, arg, "expected %s=VALUE", key_names[k]);
 		if (eq[1] == '\0')
@@ -275,7 +297,8 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
 	return 0;
 }
 
-_Static_assert(K_COUNT == CONFIG_KEYS + 1, "config_args gives every key (sets= when set)");
+_Static_assert(K_COUNT == CONFIG_KEYS + CONFIG_OPTIONAL_KEYS,
+	       "config_args gives every key (the optional ones when set)");
 
 struct argbuf {
 	char *buf;
@@ -297,14 +320,14 @@ static void add_arg(struct argbuf *ab, const char *fmt, ...)
 	len = vsnprintf(ab->buf + ab->used, CONFIG_ARGS_BUF - ab->used, fmt, ap);
 	va_end(ap);
 	/* Every value is bounded by its parser, so CONFIG_ARGS_BUF holds all
-	 * nine; should that ever break, the argument is cut, never overrun. */
+	 * twelve; should that ever break, the argument is cut, never overrun. */
 	ab->used += len < 0 ? 1 : (size_t)len + 1;
 	if (ab->used > CONFIG_ARGS_BUF - 1)
 		ab->used = CONFIG_ARGS_BUF - 1;
 }
 
 int config_args(const struct config *cfg, char buf[CONFIG_ARGS_BUF],
-		char *argv[CONFIG_KEYS + 1])
+		char *argv[CONFIG_KEYS + CONFIG_OPTIONAL_KEYS])
 {
 	struct argbuf ab = { buf, 0, argv, 0 };
 
@@ -318,6 +341,12 @@ int config_args(const struct config *cfg, char buf[CONFIG_ARGS_BUF],
 	add_arg(&ab, "linger=%u", cfg->linger);
 	if (cfg->sets[0])
 		add_arg(&ab, "sets=%s", cfg->sets);
+	if (cfg->prometheus[0])
+		add_arg(&ab, "prometheus=%s", cfg->prometheus);
+	if (cfg->prometheus_ca[0])
+		add_arg(&ab, "prometheus_ca=%s", cfg->prometheus_ca);
+	if (cfg->prometheus_netrc[0])
+		add_arg(&ab, "prometheus_netrc=%s", cfg->prometheus_netrc);
 	return ab.n;
 }
 

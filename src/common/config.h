@@ -40,6 +40,11 @@ struct config {
 	enum start_mode start;
 	unsigned int linger;       /* seconds the exporter outlives the last job */
 	char sets[CONFIG_PATH_MAX]; /* the probe sets file (sets.h); "": none, one unit= */
+	/* For `spank-ebpf report` on login nodes (promapi.h): Prometheus' URL,
+	 * a CA file for https, a netrc file for basic auth; "": none. */
+	char prometheus[CONFIG_PATH_MAX];
+	char prometheus_ca[CONFIG_PATH_MAX];
+	char prometheus_netrc[CONFIG_PATH_MAX];
 	/* The admin command the linger timer runs; not a plugstack argument,
 	 * tests point it elsewhere. */
 	char admin_cmd[CONFIG_PATH_MAX];
@@ -59,12 +64,14 @@ int config_parse(struct config *cfg, int argc, char *const argv[],
  * parsing them back yields the same settings. For the programs the plugin
  * starts with its own configuration (the linger timer's spank-ebpf
  * linger-end). The strings live in buf, whose CONFIG_ARGS_BUF bytes
- * always suffice; returns how many (CONFIG_KEYS, or one more with sets=);
- * argv has room for CONFIG_KEYS + 1. */
+ * always suffice; returns how many (CONFIG_KEYS, and one more for each
+ * optional key set: sets= and the prometheus ones); argv has room for
+ * CONFIG_KEYS + CONFIG_OPTIONAL_KEYS. */
 #define CONFIG_KEYS 8
-#define CONFIG_ARGS_BUF (4 * CONFIG_PATH_MAX + CONFIG_UNIT_MAX + 170)
+#define CONFIG_OPTIONAL_KEYS 4
+#define CONFIG_ARGS_BUF (7 * CONFIG_PATH_MAX + CONFIG_UNIT_MAX + 230)
 int config_args(const struct config *cfg, char buf[CONFIG_ARGS_BUF],
-		char *argv[CONFIG_KEYS + 1]);
+		char *argv[CONFIG_KEYS + CONFIG_OPTIONAL_KEYS]);
 
 const char *config_mode_name(enum ebpf_mode mode);
 const char *config_start_name(enum start_mode start);

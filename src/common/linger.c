@@ -153,7 +153,7 @@ static int arm_timer(const struct config *cfg, const struct target *t, struct wi
 	static struct runcmd_result res;
 	char run[CONFIG_PATH_MAX + 16], name[TIMER_NAME_MAX], unit[TIMER_NAME_MAX + 8], when[32];
 	char args[CONFIG_ARGS_BUF], why[160], set[JOBSET_NAME_MAX + 8];
-	char *argv[12 + CONFIG_KEYS];
+	char *argv[12 + CONFIG_KEYS + CONFIG_OPTIONAL_KEYS];
 	long long now = boot_seconds(), in = w->end - now;
 	int n = 0;
 

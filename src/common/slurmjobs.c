@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Asking Slurm which held jobs still run on this node. See slurmjobs.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,14 +161,15 @@ int slurmjobs_parse_slurmd(const char *text, char *out, size_t outlen)
 	return -1;
 }
 
-/* The Slurm command NAME beside squeue, run bounded; 0 and its output in
+/* The Slurm command NAME beside squeue, run bounded (with extra, a
+ * "NAME=value" for its environment, unless NULL); 0 and its output in
  * res, or -1 with why set. */
 static int run_beside_squeue(const struct slurm_ask *ask, const char *name, char *const args[],
-			     struct runcmd_result *res, char *why, size_t whylen)
+			     const char *extra, struct runcmd_result *res, char *why, size_t whylen)
 {
-	char prog[300], desc[160], *argv[8], *env[2] = { NULL, NULL }, *conf = NULL;
+	char prog[300], desc[160], *argv[8], *env[3] = { NULL, NULL, NULL }, *conf = NULL;
 	const char *slash = strrchr(ask->squeue, '/');
-	int i, rc;
+	int i, n = 0, rc;
 
 	snprintf(prog, sizeof(prog), "%.*s/%s", (int)(slash - ask->squeue), ask->squeue, name);
 	argv[0] = prog;
@@ -173,7 +177,9 @@ static int run_beside_squeue(const struct slurm_ask *ask, const char *name, char
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
 	if (ask->slurm_conf && asprintf(&conf, "SLURM_CONF=%s", ask->slurm_conf) > 0)
-		env[0] = conf;
+		env[n++] = conf;
+	if (extra)
+		env[n++] = (char *)extra;
 	rc = runcmd_env(argv, env, ask->timeout * 1000, res);
 	free(conf);
 	if (rc == 0 && !res->truncated)
@@ -196,7 +202,7 @@ const char *slurmjobs_node(struct slurm_ask *ask, char *why, size_t whylen)
 	if (ask->asked_node[0])
 		return ask->asked_node;
 	/* slurmd knows its own name, whatever the host's (slurmd -N). */
-	rc = run_beside_squeue(ask, "scontrol", slurmd_args, &res, slurmd_why, sizeof(slurmd_why));
+	rc = run_beside_squeue(ask, "scontrol", slurmd_args, NULL, &res, slurmd_why, sizeof(slurmd_why));
 	if (rc == 0 && slurmjobs_parse_slurmd(res.output, ask->asked_node, sizeof(ask->asked_node)) == 0)
 		return ask->asked_node;
 	if (rc == 0)
@@ -206,7 +212,7 @@ const char *slurmjobs_node(struct slurm_ask *ask, char *why, size_t whylen)
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
 	snprintf(short_host, sizeof(short_host), "%.*s", (int)strcspn(host, "."), host);
-	if (run_beside_squeue(ask, "sinfo", sinfo_args, &res, why, whylen) < 0)
+	if (run_beside_squeue(ask, "sinfo", sinfo_args, NULL, &res, why, whylen) < 0)
 		return NULL;
 	rc = slurmjobs_parse_nodes(res.output, host, short_host, ask->asked_node,
 				   sizeof(ask->asked_node), why, whylen);
@@ -336,4 +342,101 @@ int slurmjobs_elapsed(struct slurm_ask *ask, uint32_t job, long long *secs, char
 		return -1;
 	}
 	return 0;
+}
+
+/* One '|' field of a line into out (at most outlen - 1 bytes); the next
+ * field, or NULL after the last. */
+static const char *range_field(const char *p, char *out, size_t outlen, bool *fits)
+{
+	size_t n = strcspn(p, "|\n");
+
+	*fits = n < outlen;
+	snprintf(out, outlen, "%.*s", (int)(n < outlen ? n : outlen - 1), p);
+	return p[n] == '|' ? p + n + 1 : NULL;
+}
+
+/* A time field: Unix seconds, or 0 for Slurm's "Unknown", "None" and
+ * the like. -1: something else. */
+static long long range_time(const char *f)
+{
+	char *end;
+	long long t;
+
+	if (!isdigit((unsigned char)f[0]))
+		return isalpha((unsigned char)f[0]) ? 0 : -1;
+	errno = 0;
+	t = strtoll(f, &end, 10);
+	return *end || errno || t < 0 ? -1 : t;
+}
+
+int slurmjobs_parse_range(const char *text, uint32_t job, struct job_range *r, char *why,
+			  size_t whylen)
+{
+	const char *p;
+
+	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
+		char f[7][1024], *end;
+		const char *q = p;
+		bool fits = true, ok;
+		int i;
+
+		for (i = 0; i < 7 && q; i++) {
+			q = range_field(q, f[i], sizeof(f[i]), &ok);
+			fits = fits && ok;
+		}
+		/* Steps (sacct without -X) and array tasks ("5_1") are not the
+		 * job's own line. */
+		errno = 0;
+		if (i < 7 || strtoul(f[0], &end, 10) != job || *end || errno)
+			continue;
+		memset(r, 0, sizeof(*r));
+		r->uid = strtoll(f[1], &end, 10);
+		if (!fits || *end || !f[1][0] || r->uid < 0 || (r->start = range_time(f[3])) < 0 ||
+		    (r->end = range_time(f[4])) < 0 || strlen(f[2]) >= sizeof(r->user)) {
+			snprintf(why, whylen, "Slurm's line for job %u cannot be read: \"%.80s\"", job, p);
+			for (i = 0; why[i]; i++)
+				if ((unsigned char)why[i] < 0x20 || (unsigned char)why[i] >= 0x7f)
+					why[i] = '?';
+			return -1;
+		}
+		snprintf(r->user, sizeof(r->user), "%s", f[2]);
+		snprintf(r->state, sizeof(r->state), "%.*s", (int)strcspn(f[5], " "), f[5]);
+		snprintf(r->nodes, sizeof(r->nodes), "%s", f[6]);
+		return 1;
+	}
+	return 0;
+}
+
+int slurmjobs_range(struct slurm_ask *ask, uint32_t job, struct job_range *r, char *why,
+		    size_t whylen)
+{
+	static struct runcmd_result res;
+	char jobs[32], acct_why[300];
+	char *const sacct_args[] = { "--noheader", "--parsable2", "--allocations", jobs,
+				     "--format=JobIDRaw,UID,User,Start,End,State,NodeList", NULL };
+	char *const squeue_args[] = { "--noheader", "--states=all", jobs,
+				      "--format=%i|%U|%u|%S|%e|%T|%N", NULL };
+	int rc;
+
+	snprintf(jobs, sizeof(jobs), "--jobs=%u", job);
+	/* Times as Unix seconds, whatever the site's format. */
+	rc = run_beside_squeue(ask, "sacct", sacct_args, "SLURM_TIME_FORMAT=%s", &res, acct_why,
+			       sizeof(acct_why));
+	if (rc == 0) {
+		rc = slurmjobs_parse_range(res.output, job, r, why, whylen);
+		if (rc != 0)
+			return rc;
+	}
+	if (run_beside_squeue(ask, "squeue", squeue_args, "SLURM_TIME_FORMAT=%s", &res, why,
+			      whylen) < 0) {
+		/* An unknown job ID is squeue's error, not a failure to ask. */
+		if (strstr(res.output, "Invalid job id"))
+			return 0;
+		return -1;
+	}
+	rc = slurmjobs_parse_range(res.output, job, r, why, whylen);
+	/* squeue's %e of a running job is its time limit's end. */
+	if (rc == 1 && !slurmjobs_state_is_over(r->state))
+		r->end = 0;
+	return rc;
 }

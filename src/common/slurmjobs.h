@@ -76,6 +76,32 @@ int slurmjobs_elapsed(struct slurm_ask *ask, uint32_t job, long long *secs, char
  * the seconds, or -1. */
 long long slurmjobs_parse_elapsed(const char *text);
 
+/* A job as Slurm tells its caller (privacy: asked as the caller, so
+ * PrivateData decides what they see): for a report from a login node. */
+struct job_range {
+	long long start;  /* Unix seconds; 0: not started */
+	long long end;    /* Unix seconds; 0: still running */
+	long long uid;
+	char user[64];
+	char state[SLURMJOBS_STATE_MAX];
+	char nodes[1024]; /* Slurm's host list expression, as given */
+};
+
+/* Job's range, owner, state and nodes: from accounting (sacct, beside
+ * squeue: jobs of any age), else from slurmctld (squeue --states=all:
+ * running and recently ended jobs). Returns 1 and *r, 0 when neither
+ * lists the job (none, or not the caller's to see), -1 when Slurm could
+ * not be asked (why says). */
+int slurmjobs_range(struct slurm_ask *ask, uint32_t job, struct job_range *r, char *why,
+		    size_t whylen);
+
+/* The parser behind it: lines "JOBID|UID|USER|START|END|STATE|NODES"
+ * (times as Unix seconds, SLURM_TIME_FORMAT=%s; "Unknown" or "None" for
+ * none), the first whose JOBID is job. Returns 1 and *r, 0 when no line
+ * is job's, -1 when its line cannot be read (why says). */
+int slurmjobs_parse_range(const char *text, uint32_t job, struct job_range *r, char *why,
+			  size_t whylen);
+
 /* Does this squeue state word mean the job no longer runs anywhere? */
 int slurmjobs_state_is_over(const char *state);
 

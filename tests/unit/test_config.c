@@ -34,7 +34,7 @@ static int same(const struct config *a, const struct config *b)
 static void round_trip(const char *what, int argc, char *argv[])
 {
 	struct config a, b;
-	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + 1] = { NULL };
+	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + CONFIG_OPTIONAL_KEYS] = { NULL };
 	int n, back;
 
 	if (config_parse(&a, argc, argv, err, sizeof(err)) < 0) {
@@ -200,7 +200,7 @@ static void test_final_check_keeps_defaults(void)
 static void test_settings_as_arguments(void)
 {
 	struct config cfg;
-	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + 1], line[2048] = "", want[2048];
+	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + CONFIG_OPTIONAL_KEYS], line[2048] = "", want[2048];
 	int j, k;
 
 	config_parse(&cfg, 2, (char *[]){ "unit=ebpf_exporter", "linger=60" }, err, sizeof(err));

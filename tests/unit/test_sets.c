@@ -199,7 +199,7 @@ static void test_files(void)
 static void test_line_key(void)
 {
 	struct config cfg, back;
-	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + 1];
+	char err[512], buf[CONFIG_ARGS_BUF], *out[CONFIG_KEYS + CONFIG_OPTIONAL_KEYS];
 	int n;
 
 	ok(config_parse(&cfg, 1, (char *[]){ "sets=/etc/slurm/spank_ebpf.sets" }, err, sizeof(err)) == 0 &&

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Asking Prometheus' HTTP API for a job's figures, for `spank-ebpf report`
+ * on a login node: one instant query (/api/v1/query) at a time, by curl
+ * exec'd by absolute path with a clean environment, bounded in time and
+ * size, no redirects, http and https only; the answer read strictly
+ * (json.h) into samples whose labels read as the text format's
+ * (promtext.h), so one reader serves the node's exporters and Prometheus.
+ *
+ * The URL is checked as curl will read it: http or https, a host name or
+ * a numeric address inet_pton accepts (never "0x7f.1" or "010.0.0.1",
+ * which resolvers read as hex or octal), an optional decimal port and
+ * path; no user:password (credentials belong in the netrc file, out of
+ * argv and of messages), no query or fragment. */
+#ifndef SPANK_EBPF_PROMAPI_H
+#define SPANK_EBPF_PROMAPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PROMAPI_URL_MAX 256
+#define PROMAPI_CURL "/usr/bin/curl"
+/* An answer larger than this is refused: about 40,000 series. */
+#define PROMAPI_BODY_MAX (8u << 20)
+#define PROMAPI_LABELS_MAX 256
+
+struct promapi {
+	const char *url;      /* prometheus=: checked by promapi_url_check */
+	const char *cacert;   /* prometheus_ca=: a CA file for https, or NULL */
+	const char *netrc;    /* prometheus_netrc=: basic auth, or NULL */
+	const char *curl;     /* absolute path; NULL: PROMAPI_CURL */
+	unsigned int timeout; /* seconds, the whole query */
+};
+
+/* One element of an instant vector: its labels as the text format writes
+ * them (name="value",... escaped), read with prom_label(). */
+struct promapi_sample {
+	char labels[PROMAPI_LABELS_MAX];
+	double value;
+};
+
+struct promapi_vector {
+	size_t n;
+	struct promapi_sample *s; /* malloc'd */
+};
+
+/* Is url one to give curl? Returns 0, or -1 with why (printable, without
+ * the URL: it may hold a secret the check refuses). */
+int promapi_url_check(const char *url, char *why, size_t whylen);
+
+/* Evaluates promql at time at (Unix seconds) into *v (freed with
+ * promapi_vector_free, empty on error). Returns 0, or -1 with err saying
+ * why (Prometheus' own error text, made printable, when it gave one). */
+int promapi_query(const struct promapi *p, const char *promql, double at,
+		  struct promapi_vector *v, char *err, size_t errlen);
+
+/* The parser behind promapi_query: an /api/v1/query answer (body, len
+ * bytes) into *v. Returns 0, or -1 with err. */
+int promapi_parse(const char *body, size_t len, struct promapi_vector *v, char *err,
+		  size_t errlen);
+
+void promapi_vector_free(struct promapi_vector *v);
+
+#endif
