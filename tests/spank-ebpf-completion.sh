@@ -94,8 +94,8 @@ is "status's options" "$(complete "$S" status -)" "--help --json --node --squeue
 is "reconcile's options" "$(complete "$S" reconcile --)" "--dry-run --help --node --squeue"
 is "metrics' options" "$(complete "$S" metrics --)" "--help --textfile"
 is "check-config's options" "$(complete "$S" check-config --)" "--help --sets"
-is "report's options" "$(complete "$S" -c "$d/plugstack.conf" report --)" "--help --json --peer --socket"
-is "report --s" "$(complete "$S" report --s)" "--socket"
+is "report's options" "$(complete "$S" -c "$d/plugstack.conf" report --)" "--cluster --help --json --peer --socket --squeue"
+is "report --so" "$(complete "$S" report --so)" "--socket"
 is "--node NAME: nothing to offer" "$(complete "$S" status --node "")" ""
 
 # --- files ---

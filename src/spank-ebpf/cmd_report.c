@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "conffile.h"
 #include "httpget.h"
 #include "jobinfo.h"
 #include "promtext.h"
+#include "report.h"
 #include "sets.h"
 #include "slurmjobs.h"
 #include "spank-ebpf.h"
@@ -29,266 +31,23 @@
 #define REPORT_TIMEOUT_MS 3000
 #define REPORT_BUDGET_MS 15000
 #define REPORT_BODY_MAX (16u << 20)
-#define P "ebpf_exporter_spank_"
-
-enum { OP_READ, OP_WRITE, OP_OTHER, OPS };
-static const char *const op_names[OPS] = { "read", "write", "other" };
-
-/* What a job's waits for a CPU were behind (spank-sched-detail's
- * "behind" label), in the order the report words them. */
-enum { BEHIND_OTHER, BEHIND_OWN, BEHIND_OUTSIDE, BEHIND_IDLE, BEHINDS };
-static const char *const behind_labels[BEHINDS] = { "other_jobs", "own_job", "outside_jobs",
-						    "idle_cpu" };
-static const char *const behind_words[BEHINDS] = { "behind other jobs", "behind its own tasks",
-						   "behind processes outside any job",
-						   "on an idle CPU (waking up)" };
-
-struct figures {
-	bool io, sched, cpu, net, oom;            /* some series of it seen */
-	struct prom_hist io_lat[OPS];
-	double io_bytes[OPS];
-	struct prom_hist runq_by[BEHINDS], runq;  /* runq: all classes */
-	double runq_sum[BEHINDS];                 /* seconds waited, per class */
-	double wait_us, waits, pressure_us;       /* spank-sched */
-	long long elapsed;                        /* the job's run time; -1: unknown */
-	double retransmits, connects, accepts;
-	double oom_kills;
-};
-
-static int report_op(const char *labels)
-{
-	char op[16];
-	int i;
-
-	if (!prom_label(labels, "operation", op, sizeof(op)))
-		return -1;
-	for (i = 0; i < OPS; i++)
-		if (!strcmp(op, op_names[i]))
-			return i;
-	return -1;
-}
-
-static void report_bucket(struct prom_hist *h, const char *labels, double v)
-{
-	char le[32];
-
-	if (prom_label(labels, "le", le, sizeof(le)))
-		prom_hist_bucket(h, strcmp(le, "+Inf") ? strtod(le, NULL) : 1.0 / 0.0, v);
-}
-
-static int report_behind(const char *labels)
-{
-	char b[24];
-	int i;
-
-	if (!prom_label(labels, "behind", b, sizeof(b)))
-		return BEHIND_OUTSIDE; /* an older spank-sched-detail: no class */
-	for (i = 0; i < BEHINDS; i++)
-		if (!strcmp(b, behind_labels[i]))
-			return i;
-	return -1;
-}
-
-/* runq, all classes: the classes' buckets added bound by bound. */
-static void report_runq_total(struct figures *f)
-{
-	int b, i, k;
-
-	memset(&f->runq, 0, sizeof(f->runq));
-	for (b = 0; b < BEHINDS; b++)
-		for (i = 0; i < f->runq_by[b].n; i++) {
-			for (k = 0; k < f->runq.n && f->runq.le[k] != f->runq_by[b].le[i]; k++)
-				;
-			if (k == f->runq.n) {
-				if (k == PROM_BUCKETS_MAX)
-					continue;
-				f->runq.le[k] = f->runq_by[b].le[i];
-				f->runq.cum[k] = 0;
-				f->runq.n++;
-			}
-			f->runq.cum[k] += f->runq_by[b].cum[i];
-		}
-}
-
-/* One sample of the job's: into its figure. */
-static void report_take(struct figures *f, const struct prom_sample *s)
-{
-	int op = report_op(s->labels);
-
-	/* NaN or an infinity is no count an exporter of ours writes; taken,
-	 * it would print as "nan" and break --json. */
-	if (!isfinite(s->value))
-		return;
-	if (!strcmp(s->name, P "io_latency_seconds_bucket") && op >= 0) {
-		f->io = true;
-		report_bucket(&f->io_lat[op], s->labels, s->value);
-	} else if (!strcmp(s->name, P "io_bytes_total") && op >= 0) {
-		f->io = true;
-		f->io_bytes[op] += s->value;
-	} else if (!strcmp(s->name, P "sched_runq_latency_seconds_bucket")) {
-		int b = report_behind(s->labels);
-
-		f->sched = true;
-		if (b >= 0)
-			report_bucket(&f->runq_by[b], s->labels, s->value);
-	} else if (!strcmp(s->name, P "sched_runq_latency_seconds_sum")) {
-		int b = report_behind(s->labels);
-
-		f->sched = true;
-		if (b >= 0)
-			f->runq_sum[b] += s->value;
-	} else if (!strcmp(s->name, P "sched_wait_microseconds_total")) {
-		f->cpu = true;
-		f->wait_us += s->value;
-	} else if (!strcmp(s->name, P "sched_waits_total")) {
-		f->cpu = true;
-		f->waits += s->value;
-	} else if (!strcmp(s->name, P "sched_pressure_microseconds_total")) {
-		f->cpu = true;
-		f->pressure_us += s->value;
-	} else if (!strcmp(s->name, P "net_tcp_retransmits_total")) {
-		f->net = true;
-		f->retransmits += s->value;
-	} else if (!strcmp(s->name, P "net_tcp_connections_total")) {
-		char dir[16] = "";
-
-		f->net = true;
-		prom_label(s->labels, "direction", dir, sizeof(dir));
-		if (!strcmp(dir, "accept"))
-			f->accepts += s->value;
-		else
-			f->connects += s->value;
-	} else if (!strcmp(s->name, P "oom_kills_total")) {
-		f->oom = true;
-		f->oom_kills += s->value;
-	}
-}
-
-/* The job's samples in one exporter's answer. */
-static void report_read(struct figures *f, char *body, unsigned int job)
-{
-	char want[16], id[16], *line, *save;
-	struct prom_sample s;
-
-	snprintf(want, sizeof(want), "%u", job);
-	for (line = strtok_r(body, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (prom_parse_line(line, &s) == 1 && !strncmp(s.name, P, strlen(P)) &&
-		    prom_label(s.labels, "jobid", id, sizeof(id)) && !strcmp(id, want))
-			report_take(f, &s);
-}
-
-static double report_count(const struct prom_hist *h)
-{
-	return h->n ? h->cum[h->n - 1] : 0;
-}
-
-/* The share of p out of whole, in whole percent ("31%"); "<1%" for a
- * little that rounds to 0. */
-static const char *report_percent(double p, double whole, char *buf, size_t len)
-{
-	double pct = whole > 0 ? 100.0 * p / whole : 0;
-
-	if (pct > 0 && pct < 0.5)
-		snprintf(buf, len, "<1%%");
-	else
-		snprintf(buf, len, "%.0f%%", pct > 100 ? 100 : pct);
-	return buf;
-}
-
-/* spank-sched's words: the share of the job's time with a task waiting,
- * when Slurm told its run time. */
-static void report_text_cpu(const struct figures *f)
-{
-	double pressure = f->pressure_us / 1e6, wait = f->wait_us / 1e6;
-	char pct[16];
-
-	if (f->elapsed > 0)
-		printf("  CPU wait   your job waited for a CPU %s of the time (%.1f s of its %lld s with a task waiting)",
-		       report_percent(pressure, (double)f->elapsed, pct, sizeof(pct)), pressure,
-		       f->elapsed);
-	else
-		printf("  CPU wait   your job had a task waiting for a CPU for %.1f s", pressure);
-	printf("; its tasks waited %.1f s in all, %.0f times\n", wait, f->waits);
-}
-
-/* spank-sched-detail's: the latency, and behind whom the time went. */
-static void report_text_runq(const struct figures *f)
-{
-	double all = 0;
-	char pct[16];
-	int b, said = 0;
-
-	printf("  run queue  %.0f waits, p50 %.6f s, p99 %.6f s", report_count(&f->runq),
-	       prom_hist_quantile(&f->runq, 0.5), prom_hist_quantile(&f->runq, 0.99));
-	for (b = 0; b < BEHINDS; b++)
-		all += f->runq_sum[b];
-	for (b = 0; all > 0 && b < BEHINDS; b++) {
-		if (f->runq_sum[b] <= 0)
-			continue;
-		printf("%s%s %s", said++ ? ", " : "; of the time waited, ",
-		       report_percent(f->runq_sum[b], all, pct, sizeof(pct)), behind_words[b]);
-	}
-	printf("\n");
-}
+#define P REPORT_METRIC_PREFIX
 
 static void report_text(const struct jobinfo *j, const struct figures *f, int nerr)
 {
-	int op;
-
 	char user[4 * sizeof(j->user)], sets[4 * sizeof(j->sets)];
-	bool io_any = false;
 
 	printf("job %u (user %s), probe sets %s%s\n", j->job,
 	       text_printable(j->user, user, sizeof(user)), text_printable(j->sets, sets, sizeof(sets)),
 	       j->end ? ", ended" : "");
-	for (op = 0; f->io && op < OPS; op++) {
-		const struct prom_hist *h = &f->io_lat[op];
-
-		if (report_count(h) == 0 && f->io_bytes[op] == 0)
-			continue;
-		io_any = true;
-		/* Bytes without a latency: the device's requests carry no
-		 * start time the probe can read, not an empty histogram. */
-		if (report_count(h) == 0)
-			printf("  I/O %-5s  %.0f bytes, latency not measured (the device keeps no request start times)\n",
-			       op_names[op], f->io_bytes[op]);
-		else
-			printf("  I/O %-5s  %.0f requests, %.0f bytes, latency p50 %.6f s, p99 %.6f s\n",
-			       op_names[op], report_count(h), f->io_bytes[op],
-			       prom_hist_quantile(h, 0.5), prom_hist_quantile(h, 0.99));
-	}
-	if (f->io && !io_any)
-		printf("  I/O        no block I/O request yet\n");
-	if (f->cpu)
-		report_text_cpu(f);
-	if (f->sched)
-		report_text_runq(f);
-	if (f->net)
-		printf("  TCP        %.0f retransmits, %.0f connections (%.0f connect, %.0f accept)\n",
-		       f->retransmits, f->connects + f->accepts, f->connects, f->accepts);
-	if (f->oom)
-		printf("  OOM        %.0f processes killed\n", f->oom_kills);
-	if (!f->io && !f->sched && !f->cpu && !f->net && !f->oom)
-		printf("  no series of this job in its sets' exporters%s\n",
-		       nerr ? " (some could not be read: above)" : " yet");
-}
-
-static void report_json_hist(const char *key, const struct prom_hist *h)
-{
-	double p50 = prom_hist_quantile(h, 0.5), p99 = prom_hist_quantile(h, 0.99);
-
-	printf("\"%s\":{\"count\":%.0f,", key, report_count(h));
-	if (p50 < 0)
-		printf("\"p50_seconds\":null,\"p99_seconds\":null}");
-	else
-		printf("\"p50_seconds\":%.9g,\"p99_seconds\":%.9g}", p50, p99);
+	report_text_figures(f, nerr);
 }
 
 static void report_json(const struct jobinfo *j, const struct figures *f, char errs[][800],
 			int nerr)
 {
 	char s[6 * 800]; /* an error (errs[]), each byte as \u00XX at worst */
-	int op, i;
+	int i;
 
 	printf("{\"job\":%u,\"user\":\"%s\",\"sluid\":", j->job,
 	       text_json_string(j->user, s, sizeof(s)));
@@ -296,52 +55,9 @@ static void report_json(const struct jobinfo *j, const struct figures *f, char e
 		printf("\"%s\"", text_json_string(j->sluid, s, sizeof(s)));
 	else
 		printf("null");
-	printf(",\"sets\":\"%s\",\"ended\":%s", text_json_string(j->sets, s, sizeof(s)),
+	printf(",\"sets\":\"%s\",\"ended\":%s,", text_json_string(j->sets, s, sizeof(s)),
 	       j->end ? "true" : "false");
-	printf(",\"io\":");
-	if (f->io) {
-		printf("{");
-		for (op = 0; op < OPS; op++) {
-			printf("%s\"%s\":{\"bytes\":%.0f,", op ? "," : "", op_names[op], f->io_bytes[op]);
-			report_json_hist("latency", &f->io_lat[op]);
-			printf("}");
-		}
-		printf("}");
-	} else {
-		printf("null");
-	}
-	printf(",\"cpu\":");
-	if (f->cpu) {
-		printf("{\"wait_seconds\":%.6f,\"waits\":%.0f,\"pressure_seconds\":%.6f,", f->wait_us / 1e6,
-		       f->waits, f->pressure_us / 1e6);
-		if (f->elapsed > 0)
-			printf("\"elapsed_seconds\":%lld,\"waiting_share\":%.4f}", f->elapsed,
-			       f->pressure_us / 1e6 / (double)f->elapsed);
-		else
-			printf("\"elapsed_seconds\":null,\"waiting_share\":null}");
-	} else {
-		printf("null");
-	}
-	printf(",\"sched\":");
-	if (f->sched) {
-		printf("{");
-		report_json_hist("runq_latency", &f->runq);
-		printf(",\"behind_seconds\":{");
-		for (op = 0; op < BEHINDS; op++)
-			printf("%s\"%s\":%.6f", op ? "," : "", behind_labels[op], f->runq_sum[op]);
-		printf("}}");
-	} else {
-		printf("null");
-	}
-	if (f->net)
-		printf(",\"net\":{\"retransmits\":%.0f,\"connections\":{\"connect\":%.0f,\"accept\":%.0f}}",
-		       f->retransmits, f->connects, f->accepts);
-	else
-		printf(",\"net\":null");
-	if (f->oom)
-		printf(",\"oom\":{\"kills\":%.0f}", f->oom_kills);
-	else
-		printf(",\"oom\":null");
+	report_json_figures(f);
 	printf(",\"errors\":[");
 	for (i = 0; i < nerr; i++)
 		printf("%s\"%s\"", i ? "," : "", text_json_string(errs[i], s, sizeof(s)));
@@ -357,9 +73,11 @@ static int report_allowed(const struct jobinfo *j, long long uid)
 
 static int report_job(struct cmd *cmd, unsigned long job, bool json, long long uid);
 
-enum { OPT_JSON, OPT_SOCKET, OPT_PEER, NOPTS };
+enum { OPT_JSON, OPT_CLUSTER, OPT_SQUEUE, OPT_SOCKET, OPT_PEER, NOPTS };
 const struct option_spec report_options[] = {
 	[OPT_JSON] = { "json", NULL, "one JSON object instead of text", 0 },
+	[OPT_CLUSTER] = { "cluster", NULL, "every node the job ran on, from Prometheus (prometheus=); the default where the plugin's line has no sets=", 0 },
+	[OPT_SQUEUE] = { "squeue", "PATH", "with --cluster: the squeue to ask (sacct beside it)", 0 },
 	[OPT_SOCKET] = { "socket", "PATH", "ask the report service listening at PATH", 0 },
 	[OPT_PEER] = { "peer", NULL, "serve one request on standard input (spank-ebpf-report@.service)", OPT_ALONE },
 	[NOPTS] = { NULL, NULL, NULL, 0 },
@@ -387,6 +105,15 @@ static char *report_owned_get(const struct config *cfg, const struct sets *sets,
 	return body;
 }
 
+/* A line with prometheus= and no sets=: a node where no set runs. */
+static bool report_login_node(struct cmd *cmd)
+{
+	char err[700];
+
+	return conffile_load(cmd->config_path, &cmd->cfg, err, sizeof(err)) == 0 &&
+	       cmd->cfg.prometheus[0] && !cmd->cfg.sets[0];
+}
+
 int cmd_report(struct cmd *cmd)
 {
 	const char *vals[NOPTS] = { NULL }, *pos[1];
@@ -398,7 +125,7 @@ int cmd_report(struct cmd *cmd)
 	if (rc)
 		return rc;
 	if (vals[OPT_PEER]) {
-		if (npos || vals[OPT_JSON] || vals[OPT_SOCKET])
+		if (npos || vals[OPT_JSON] || vals[OPT_SOCKET] || vals[OPT_CLUSTER] || vals[OPT_SQUEUE])
 			return usage_error(cmd, "--peer takes its request from the connection on standard input");
 		return report_peer_serve(cmd, report_job);
 	}
@@ -407,6 +134,23 @@ int cmd_report(struct cmd *cmd)
 	job = strtoul(pos[0], &end, 10);
 	if (*end || end == pos[0] || job == 0 || job > 0xfffffffdul)
 		return usage_error(cmd, "\"%.40s\" is not a job ID", pos[0]);
+	if (vals[OPT_CLUSTER] && vals[OPT_SOCKET])
+		return usage_error(cmd, "--cluster asks Prometheus, not a report service");
+	if (vals[OPT_SQUEUE] && !vals[OPT_CLUSTER])
+		return usage_error(cmd, "--squeue goes with --cluster");
+	if (vals[OPT_SQUEUE] && vals[OPT_SQUEUE][0] != '/')
+		return usage_error(cmd, "--squeue needs an absolute path");
+	if (vals[OPT_SQUEUE])
+		cmd->ask.squeue = vals[OPT_SQUEUE];
+	/* From Prometheus, as the caller: asked for, or where no set runs (a
+	 * login node's line has prometheus= and no sets=). */
+	if (vals[OPT_CLUSTER]) {
+		if (load_config(cmd) < 0)
+			return EXIT_UNSURE;
+		return report_cluster(cmd, job, vals[OPT_JSON] != NULL);
+	}
+	if (!vals[OPT_SOCKET] && report_login_node(cmd))
+		return report_cluster(cmd, job, vals[OPT_JSON] != NULL);
 	/* A user asks root's service, which can read every port (the
 	 * firewall may close them to users); without it, the ports. */
 	if (geteuid() != 0 || vals[OPT_SOCKET]) {

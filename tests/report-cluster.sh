@@ -1,0 +1,181 @@
+#!/bin/bash
+# report --cluster (report_cluster.c) against doubles: a stand-in for
+# Prometheus' /api/v1/query that answers from fixed series of two nodes
+# and logs what it was asked, and sacct/squeue stand-ins. The real path
+# (Slurm, Prometheus scraping real sets) is tests/system/jobmetrics.sh's.
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/lib/plugin.sh"
+need_cmd python3 curl
+plugin_built_faces
+
+d=$(mktemp -d /tmp/spank-ebpf-cluster.XXXXXX) || exit 1
+prom_pid=
+cleanup() {
+	[ -z "$prom_pid" ] || kill "$prom_pid" 2>/dev/null
+	rm -rf "$d"
+}
+trap cleanup EXIT
+mkdir -p "$d/slurm"
+echo ok >"$d/mode"
+
+# --- the stand-ins ----------------------------------------------------------
+# sacct and squeue as Slurm's: job 5, alice's, ran 1000 to 1300 (Unix
+# seconds when SLURM_TIME_FORMAT=%s, which the command must ask for) on
+# n[1-2]; any other job is unknown. "noacct" in the mode file: sacct has
+# no accounting to read, and squeue lists job 5 as still running.
+cat >"$d/slurm/sacct" <<EOF
+#!/bin/sh
+echo "sacct \$*" >>"$d/slurm.log"
+grep -q noacct "$d/mode" && { echo "sacct: error: Slurm accounting storage is disabled" >&2; exit 1; }
+[ "\$SLURM_TIME_FORMAT" = %s ] || { echo "5|4001|alice|1970-01-01T00:16:40|1970-01-01T00:21:40|COMPLETED|n[1-2]"; exit 0; }
+case " \$* " in *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;; esac
+exit 0
+EOF
+cat >"$d/slurm/squeue" <<EOF
+#!/bin/sh
+echo "squeue \$*" >>"$d/slurm.log"
+case " \$* " in *" --jobs=5 "*) echo "5|4001|alice|1000|99999|RUNNING|n[1-2]"; exit 0 ;; esac
+echo "slurm_load_jobs error: Invalid job id specified" >&2
+exit 1
+EOF
+chmod 0755 "$d/slurm/sacct" "$d/slurm/squeue"
+
+cat >"$d/prom.py" <<'EOF'
+import http.server, json, re, sys, urllib.parse
+d = sys.argv[1]
+# Job 5's series on n1 and n2, as Prometheus holds them after the sum by
+# (instance, ...): reads on n1 mostly fast, on n2 all slower.
+S = {
+    "ebpf_exporter_spank_io_latency_seconds_bucket": [
+        ({"instance": "n1:941", "operation": "read", "le": le}, v)
+        for le, v in (("0.001", 10), ("0.002", 90), ("0.004", 100), ("+Inf", 100))] + [
+        ({"instance": "n2:941", "operation": "read", "le": le}, v)
+        for le, v in (("0.001", 0), ("0.002", 0), ("0.004", 100), ("+Inf", 100))],
+    "ebpf_exporter_spank_io_bytes_total": [
+        ({"instance": "n1:941", "operation": "read"}, 409600),
+        ({"instance": "n2:941", "operation": "read"}, 409600)],
+    "ebpf_exporter_spank_net_tcp_retransmits_total": [
+        ({"instance": "n1:943"}, 3), ({"instance": "n2:943"}, 4)],
+    "spank_ebpf_job_info": [
+        ({"instance": "n1:9100", "sets": "io,net"}, 1), ({"instance": "n2:9100", "sets": "io,net"}, 1)],
+}
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        u = urllib.parse.urlparse(self.path)
+        q = urllib.parse.parse_qs(u.query)
+        mode = open(d + "/mode").read().strip()
+        with open(d + "/prom.log", "a") as f:
+            f.write("%s time=%s query=%s\n" % (u.path, q.get("time", ["-"])[0], q.get("query", ["-"])[0]))
+        if mode == "error":
+            body = json.dumps({"status": "error", "errorType": "bad_data",
+                               "error": "parse error \x1b]0;PWNED\x07 at char 3"}).encode()
+            code = 400
+        elif mode == "garbage":
+            body, code = b'{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]},]}}', 200
+        else:
+            m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
+            res = []
+            if m and m.group(2) == "5":
+                res = [{"metric": l, "value": [1300.0, str(v)]} for l, v in S.get(m.group(1), [])]
+            body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
+            code = 200
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(d + "/prom.port.tmp", "w").write(str(s.server_port))
+import os; os.rename(d + "/prom.port.tmp", d + "/prom.port")
+s.serve_forever()
+EOF
+python3 "$d/prom.py" "$d" &
+prom_pid=$!
+wait_until 20 "the stand-in Prometheus" test -s "$d/prom.port"
+port=$(cat "$d/prom.port")
+printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=http://127.0.0.1:%s/\n' "$port" >"$d/plugstack.conf"
+
+run() { # run ARGS...: sets out, err, rc; from env -i, as a user would
+	out=$(env -i PATH=/usr/bin:/bin "$cmd" -c "$d/plugstack.conf" "$@" 2>"$d/err") && rc=0 || rc=$?
+	err=$(cat "$d/err")
+}
+queries() { if [ -s "$d/prom.log" ]; then wc -l <"$d/prom.log"; else echo 0; fi; }
+
+# --- an ended job, from accounting ------------------------------------------
+run report --cluster --squeue "$d/slurm/squeue" 5
+is "report --cluster 5: exit 0, nothing on stderr" "$rc $err" "0 "
+is "... the job from sacct, its two nodes, the whole job's figures first (buckets summed, then quantiles), then each node's" \
+	"$out" "job 5 (user alice), COMPLETED, nodes n[1-2], $(date -d @1000 +%Y-%m-%dT%H:%M:%S) to $(date -d @1300 +%Y-%m-%dT%H:%M:%S) (300 s), from Prometheus at http://127.0.0.1:$port/
+ whole job (2 nodes with series):
+  I/O read   200 requests, 819200 bytes, latency p50 0.002182 s, p99 0.003964 s
+  TCP        7 retransmits, 0 connections (0 connect, 0 accept)
+ node n1, sets io,net:
+  I/O read   100 requests, 409600 bytes, latency p50 0.001500 s, p99 0.003800 s
+  TCP        3 retransmits, 0 connections (0 connect, 0 accept)
+ node n2, sets io,net:
+  I/O read   100 requests, 409600 bytes, latency p50 0.003000 s, p99 0.003980 s
+  TCP        4 retransmits, 0 connections (0 connect, 0 accept)"
+like "... sacct asked for the job's allocation line, as the caller" "$(cat "$d/slurm.log")" \
+	"^sacct --noheader --parsable2 --allocations --jobs=5 --format=JobIDRaw,UID,User,Start,End,State,NodeList$"
+like "... Prometheus asked at the job's end + 120 s, over its run + 240 s, by instance" "$(head -n 1 "$d/prom.log")" \
+	'^/api/v1/query time=1420.000 query=sum by \(instance, operation, le, behind, direction\) \(max_over_time\(ebpf_exporter_spank_io_latency_seconds_bucket\{jobid="5"\}\[540s\]\)\)$'
+is "... one query per metric report reads, and one for the nodes' sets" "$(queries)" 11
+
+run report --cluster --json --squeue "$d/slurm/squeue" 5
+is "report --cluster --json 5: the total, each node, no errors" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["total"]; print(d["job"], d["user"], d["state"], d["nodes"], d["start"], d["end"], d["source"], t["io"]["read"]["bytes"], t["io"]["read"]["latency"]["count"], t["net"]["retransmits"], [(n["node"], n["sets"], n["io"]["read"]["bytes"]) for n in d["per_node"]], d["errors"])' 2>&1)" \
+	"5 alice COMPLETED n[1-2] 1000 1300 prometheus 819200 200 7 [('n1', 'io,net', 409600), ('n2', 'io,net', 409600)] []"
+
+# --- a running job, from slurmctld ------------------------------------------
+echo noacct >"$d/mode"
+: >"$d/slurm.log"
+: >"$d/prom.log"
+before=$(date +%s)
+run report --cluster --squeue "$d/slurm/squeue" 5
+like "report --cluster of a running job without accounting: squeue's answer, to now" "$rc $out" \
+	"^0 job 5 \\(user alice\\), RUNNING, nodes n\\[1-2\\], .* to now \\("
+like "... squeue asked for every state, times as Unix seconds" "$(cat "$d/slurm.log")" \
+	"squeue --noheader --states=all --jobs=5 --format=%i\\|%U\\|%u\\|%S\\|%e\\|%T\\|%N"
+t=$(sed -n '1s/.* time=\([0-9]*\)\..*/\1/p' "$d/prom.log")
+ok_if "... Prometheus asked at the present ($t, not before $before)" test "${t:-0}" -ge "$before"
+echo ok >"$d/mode"
+
+# --- what it refuses to tell -------------------------------------------------
+: >"$d/prom.log"
+run report --cluster --squeue "$d/slurm/squeue" 9
+is "a job Slurm does not show the caller: exit 1, the same words as for none" "$rc $err" \
+	"1 spank-ebpf: report: Slurm knows no job 9 (or not one you may see)"
+is "... and Prometheus was not asked" "$(queries)" 0
+
+echo error >"$d/mode"
+run report --cluster --squeue "$d/slurm/squeue" 5
+like "Prometheus' error answer: exit 2, its words, made printable" "$rc $err" \
+	'^2 spank-ebpf: report: Prometheus cannot be read: .*Prometheus: parse error \\x1b\]0;PWNED\\x07 at char 3$'
+echo garbage >"$d/mode"
+run report --cluster --squeue "$d/slurm/squeue" 5
+like "an answer that is not JSON: exit 2, where it broke" "$rc $err" \
+	"^2 spank-ebpf: report: Prometheus cannot be read: .*JSON: unexpected"
+echo ok >"$d/mode"
+
+kill "$prom_pid"
+wait "$prom_pid" 2>/dev/null
+prom_pid=
+run report --cluster --squeue "$d/slurm/squeue" 5
+like "Prometheus down: exit 2, curl's words" "$rc $err" \
+	"^2 spank-ebpf: report: Prometheus cannot be read: .*curl exited with status 7"
+
+# --- the configuration --------------------------------------------------------
+for u in "http://0x7f.1:9090" "http://010.0.0.1:9090" "http://2130706433/" "http://u:secret@prom:9090" \
+	"ftp://prom/" "http://prom:9090/?x=1" "http://prom:0/" "http://prom:65536/" "http://pr\\om/" "http://[::1/"; do
+	printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=%s\n' "$u" >"$d/bad.conf"
+	out=$(env -i "$cmd" -c "$d/bad.conf" report --cluster 5 2>&1) && rc=0 || rc=$?
+	like "prometheus=$u refused, the URL not repeated" "$rc $out" "^2 spank-ebpf: report: .*prometheus must be Prometheus' URL: "
+	case $out in *secret*) tap_point "... the password is not shown" 1 ;; esac
+done
+printf 'optional /usr/lib/slurm/spank_ebpf.so\n' >"$d/none.conf"
+out=$(env -i "$cmd" -c "$d/none.conf" report --cluster 5 2>&1) && rc=0 || rc=$?
+is "report --cluster without prometheus=: exit 2, said" "$rc $out" \
+	"2 spank-ebpf: report: the plugin's line in \"$d/none.conf\" has no prometheus=: no place to read other nodes' figures from"
+done_testing
