@@ -28,7 +28,10 @@ cat >"$d/slurm/sacct" <<EOF
 echo "sacct \$*" >>"$d/slurm.log"
 grep -q noacct "$d/mode" && { echo "sacct: error: Slurm accounting storage is disabled" >&2; exit 1; }
 [ "\$SLURM_TIME_FORMAT" = %s ] || { echo "5|4001|alice|1970-01-01T00:16:40|1970-01-01T00:21:40|COMPLETED|n[1-2]"; exit 0; }
-case " \$* " in *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;; esac
+case " \$* " in
+*" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
+esac
 exit 0
 EOF
 cat >"$d/slurm/squeue" <<EOF
@@ -59,6 +62,21 @@ S = {
     "spank_ebpf_job_info": [
         ({"instance": "n1:9100", "sets": "io,net"}, 1), ({"instance": "n2:9100", "sets": "io,net"}, 1)],
 }
+# Job 6 crosses every hint's threshold: writes with p99 above 0.05 s,
+# 30% of its time waiting for a CPU (180 s of 2 x 300 s), 150
+# retransmits, a process killed by the OOM killer.
+S6 = {
+    "ebpf_exporter_spank_io_latency_seconds_bucket": [
+        ({"instance": "n1:941", "operation": "write", "le": le}, v)
+        for le, v in (("0.001", 50), ("0.1", 99), ("0.2", 100), ("+Inf", 100))],
+    "ebpf_exporter_spank_sched_pressure_microseconds_total": [
+        ({"instance": "n1:942"}, 120e6), ({"instance": "n2:942"}, 60e6)],
+    "ebpf_exporter_spank_sched_wait_microseconds_total": [
+        ({"instance": "n1:942"}, 200e6), ({"instance": "n2:942"}, 70e6)],
+    "ebpf_exporter_spank_sched_waits_total": [({"instance": "n1:942"}, 1000), ({"instance": "n2:942"}, 500)],
+    "ebpf_exporter_spank_net_tcp_retransmits_total": [({"instance": "n2:943"}, 150)],
+    "ebpf_exporter_spank_oom_kills_total": [({"instance": "n2:944"}, 1)],
+}
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -77,8 +95,9 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) == "5":
-                res = [{"metric": l, "value": [1300.0, str(v)]} for l, v in S.get(m.group(1), [])]
+            if m and m.group(2) in ("5", "6"):
+                res = [{"metric": l, "value": [1300.0, str(v)]}
+                       for l, v in (S if m.group(2) == "5" else S6).get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             code = 200
         self.send_response(code)
@@ -127,6 +146,24 @@ run report --cluster --json --squeue "$d/slurm/squeue" 5
 is "report --cluster --json 5: the total, each node, no errors" \
 	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["total"]; print(d["job"], d["user"], d["state"], d["nodes"], d["start"], d["end"], d["source"], t["io"]["read"]["bytes"], t["io"]["read"]["latency"]["count"], t["net"]["retransmits"], [(n["node"], n["sets"], n["io"]["read"]["bytes"]) for n in d["per_node"]], d["errors"])' 2>&1)" \
 	"5 alice COMPLETED n[1-2] 1000 1300 prometheus 819200 200 7 [('n1', 'io,net', 409600), ('n2', 'io,net', 409600)] []"
+
+run report --cluster --squeue "$d/slurm/squeue" 6
+is "a job whose figures say something: a hint for each, with its threshold; the CPU share of the time on each node" \
+	"$rc $(printf '%s\n' "$out" | sed -n '/^ whole job/,/^ node/p' | sed '$d')" "0  whole job (2 nodes with series):
+  I/O write  100 requests, 0 bytes, latency p50 0.001000 s, p99 0.100000 s
+  CPU wait   your job waited for a CPU 30% of the time (180.0 s of its 300 s on each of 2 nodes with a task waiting); its tasks waited 270.0 s in all, 1500 times
+  TCP        150 retransmits, 0 connections (0 connect, 0 accept)
+  OOM        1 processes killed
+  hint       its write requests waited long: p99 0.100 s, above 0.05 s: the storage was busy or slow (the file system's servers, or the disk)
+  hint       a task of it waited for a CPU 30% of the time, above 25%: more runnable threads than the CPUs it was given (--cpus-per-task, the threads it starts)
+  hint       150 TCP segments retransmitted, 100 or more: a lossy or congested network path
+  hint       the OOM killer ended 1 of its processes: it needs more memory than it had (--mem)"
+run report --cluster --json --squeue "$d/slurm/squeue" 6
+is "... --json: the hints' keys; the waiting share over both nodes' time" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([h["key"] for h in d["hints"]], d["total"]["cpu"]["waiting_share"], [n["cpu"]["waiting_share"] for n in d["per_node"]])' 2>&1)" \
+	"['slow_storage', 'cpu_oversubscribed', 'lossy_network', 'out_of_memory'] 0.3 [0.4, 0.2]"
+run report --cluster --json --squeue "$d/slurm/squeue" 5
+is "... and none for job 5" "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["hints"])' 2>&1)" "[]"
 
 # --- a running job, from slurmctld ------------------------------------------
 echo noacct >"$d/mode"

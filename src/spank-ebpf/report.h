@@ -25,6 +25,7 @@ struct figures {
 	double runq_sum[BEHINDS];                 /* seconds waited, per class */
 	double wait_us, waits, pressure_us;       /* spank-sched */
 	long long elapsed;                        /* the job's run time; -1: unknown */
+	int cpu_nodes;                            /* nodes whose CPU wait is summed; 0: one */
 	double retransmits, connects, accepts;
 	double oom_kills;
 };
@@ -42,6 +43,16 @@ bool report_figures_any(const struct figures *f);
  * ("io":...,"oom":...). */
 void report_text_figures(const struct figures *f, int nerr);
 void report_json_figures(const struct figures *f);
+
+/* A figure that says something, in plain words, with the threshold it
+ * crossed. */
+struct report_hint {
+	const char *key;   /* for JSON: "slow_storage", ... */
+	char text[300];
+};
+#define REPORT_HINTS_MAX 8
+/* f's hints into h (at most max); returns how many. */
+int report_hints(const struct figures *f, struct report_hint *h, int max);
 
 /* report JOBID from Prometheus, for every node the job ran on
  * (report_cluster.c): as the caller, who sees what Slurm shows them. */

@@ -145,7 +145,9 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 			 const struct figures *all, const char *url)
 {
 	char user[4 * sizeof(r->user)], nodes[4 * sizeof(r->nodes)], from[40], to[40], shown[1200];
+	struct report_hint h[REPORT_HINTS_MAX];
 	size_t i;
+	int k, nh;
 
 	cluster_time(r->start, from, sizeof(from));
 	cluster_time(r->end, to, sizeof(to));
@@ -155,6 +157,9 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 	       text_printable(url, shown, sizeof(shown)));
 	printf(" whole job (%zu node%s with series):\n", c->n, c->n == 1 ? "" : "s");
 	report_text_figures(all, 0);
+	nh = report_hints(all, h, REPORT_HINTS_MAX);
+	for (k = 0; k < nh; k++)
+		printf("  hint       %s\n", h[k].text);
 	for (i = 0; i < c->n; i++) {
 		printf(" node %s%s%s:\n", c->node[i].name, c->node[i].sets[0] ? ", sets " : "",
 		       c->node[i].sets);
@@ -166,7 +171,9 @@ static void cluster_json(const struct job_range *r, unsigned long job, const str
 			 const struct figures *all)
 {
 	char s[6 * sizeof(r->nodes)];
+	struct report_hint h[REPORT_HINTS_MAX];
 	size_t i;
+	int k, nh;
 
 	printf("{\"job\":%lu,\"user\":\"%s\",", job, text_json_string(r->user, s, sizeof(s)));
 	printf("\"state\":\"%s\",", text_json_string(r->state, s, sizeof(s)));
@@ -178,7 +185,12 @@ static void cluster_json(const struct job_range *r, unsigned long job, const str
 		printf("null");
 	printf(",\"source\":\"prometheus\",\"total\":{");
 	report_json_figures(all);
-	printf("},\"per_node\":[");
+	printf("},\"hints\":[");
+	nh = report_hints(all, h, REPORT_HINTS_MAX);
+	for (k = 0; k < nh; k++)
+		printf("%s{\"key\":\"%s\",\"text\":\"%s\"}", k ? "," : "", h[k].key,
+		       text_json_string(h[k].text, s, sizeof(s)));
+	printf("],\"per_node\":[");
 	for (i = 0; i < c->n; i++) {
 		printf("%s{\"node\":\"%s\",", i ? "," : "", text_json_string(c->node[i].name, s, sizeof(s)));
 		printf("\"sets\":\"%s\",", text_json_string(c->node[i].sets, s, sizeof(s)));

@@ -162,17 +162,26 @@ static const char *report_percent(double p, double whole, char *buf, size_t len)
 	return buf;
 }
 
+/* The time the CPU wait is a share of: the job's run time on each node
+ * that counted it. */
+static double report_cpu_time(const struct figures *f)
+{
+	return (double)f->elapsed * (f->cpu_nodes > 1 ? f->cpu_nodes : 1);
+}
+
 /* spank-sched's words: the share of the job's time with a task waiting,
  * when Slurm told its run time. */
 static void report_text_cpu(const struct figures *f)
 {
 	double pressure = f->pressure_us / 1e6, wait = f->wait_us / 1e6;
-	char pct[16];
+	char pct[16], on[32] = "";
 
+	if (f->cpu_nodes > 1)
+		snprintf(on, sizeof(on), " on each of %d nodes", f->cpu_nodes);
 	if (f->elapsed > 0)
-		printf("  CPU wait   your job waited for a CPU %s of the time (%.1f s of its %lld s with a task waiting)",
-		       report_percent(pressure, (double)f->elapsed, pct, sizeof(pct)), pressure,
-		       f->elapsed);
+		printf("  CPU wait   your job waited for a CPU %s of the time (%.1f s of its %lld s%s with a task waiting)",
+		       report_percent(pressure, report_cpu_time(f), pct, sizeof(pct)), pressure,
+		       f->elapsed, on);
 	else
 		printf("  CPU wait   your job had a task waiting for a CPU for %.1f s", pressure);
 	printf("; its tasks waited %.1f s in all, %.0f times\n", wait, f->waits);
@@ -268,7 +277,7 @@ void report_json_figures(const struct figures *f)
 		       f->waits, f->pressure_us / 1e6);
 		if (f->elapsed > 0)
 			printf("\"elapsed_seconds\":%lld,\"waiting_share\":%.4f}", f->elapsed,
-			       f->pressure_us / 1e6 / (double)f->elapsed);
+			       f->pressure_us / 1e6 / report_cpu_time(f));
 		else
 			printf("\"elapsed_seconds\":null,\"waiting_share\":null}");
 	} else {
@@ -322,6 +331,8 @@ void report_figures_add(struct figures *sum, const struct figures *f)
 {
 	int i;
 
+	if (f->cpu)
+		sum->cpu_nodes += f->cpu_nodes > 1 ? f->cpu_nodes : 1;
 	sum->io |= f->io;
 	sum->sched |= f->sched;
 	sum->cpu |= f->cpu;
@@ -342,4 +353,49 @@ void report_figures_add(struct figures *sum, const struct figures *f)
 	sum->connects += f->connects;
 	sum->accepts += f->accepts;
 	sum->oom_kills += f->oom_kills;
+}
+
+/* The hints' thresholds (spank-ebpf(8), "report --cluster"). */
+#define HINT_IO_P99_S 0.05   /* a request's p99 latency, seconds */
+#define HINT_IO_REQUESTS 100 /* the fewest requests a p99 is read from */
+#define HINT_CPU_SHARE 0.25  /* the share of its time a task waited for a CPU */
+#define HINT_RETRANSMITS 100 /* TCP segments retransmitted */
+
+int report_hints(const struct figures *f, struct report_hint *h, int max)
+{
+	int n = 0, op;
+
+	for (op = 0; f->io && op < OPS && n < max; op++) {
+		double p99 = prom_hist_quantile(&f->io_lat[op], 0.99);
+
+		if (report_count(&f->io_lat[op]) < HINT_IO_REQUESTS || p99 <= HINT_IO_P99_S)
+			continue;
+		h[n].key = "slow_storage";
+		snprintf(h[n++].text, sizeof(h->text),
+			 "its %s requests waited long: p99 %.3f s, above %.2f s: the storage was busy or slow (the file system's servers, or the disk)",
+			 op_names[op], p99, HINT_IO_P99_S);
+	}
+	if (f->cpu && f->elapsed > 0 && n < max &&
+	    f->pressure_us / 1e6 / report_cpu_time(f) > HINT_CPU_SHARE) {
+		char pct[16];
+
+		h[n].key = "cpu_oversubscribed";
+		snprintf(h[n++].text, sizeof(h->text),
+			 "a task of it waited for a CPU %s of the time, above %.0f%%: more runnable threads than the CPUs it was given (--cpus-per-task, the threads it starts)",
+			 report_percent(f->pressure_us / 1e6, report_cpu_time(f), pct, sizeof(pct)),
+			 100 * HINT_CPU_SHARE);
+	}
+	if (f->net && f->retransmits >= HINT_RETRANSMITS && n < max) {
+		h[n].key = "lossy_network";
+		snprintf(h[n++].text, sizeof(h->text),
+			 "%.0f TCP segments retransmitted, %d or more: a lossy or congested network path",
+			 f->retransmits, HINT_RETRANSMITS);
+	}
+	if (f->oom && f->oom_kills >= 1 && n < max) {
+		h[n].key = "out_of_memory";
+		snprintf(h[n++].text, sizeof(h->text),
+			 "the OOM killer ended %.0f of its processes: it needs more memory than it had (--mem)",
+			 f->oom_kills);
+	}
+	return n;
 }
