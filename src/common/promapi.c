@@ -129,12 +129,17 @@ void promapi_vector_free(struct promapi_vector *v)
 	v->n = 0;
 }
 
-/* Appends name="value" (the text format's escapes) to a labels text. */
+/* Appends name="value" (the text format's escapes) to a labels text. The
+ * name must be one Prometheus allows ([a-zA-Z_][a-zA-Z0-9_]*): written
+ * as it is, any other could pass for more labels ("a\",instance=\"n9"). */
 static int promapi_label_append(char *buf, size_t cap, const char *name, const char *value)
 {
 	size_t n = strlen(buf);
 	const char *c;
 
+	if (!(isalpha((unsigned char)name[0]) || name[0] == '_') ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(name))
+		return -1;
 	if (n + strlen(name) + 4 >= cap)
 		return -1;
 	n += (size_t)snprintf(buf + n, cap - n, "%s%s=\"", n ? "," : "", name);
@@ -241,7 +246,7 @@ int promapi_parse(const char *body, size_t len, struct promapi_vector *v, char *
 			if (promapi_str(&doc, k, name, sizeof(name)) < 0 ||
 			    promapi_str(&doc, val, s, sizeof(s)) < 0 ||
 			    promapi_label_append(o->labels, sizeof(o->labels), name, s) < 0) {
-				snprintf(err, errlen, "a result's labels are not strings, or longer than %d bytes",
+				snprintf(err, errlen, "a result's labels are not strings with names as Prometheus has them, or are longer than %d bytes",
 					 PROMAPI_LABELS_MAX - 1);
 				goto out;
 			}

@@ -1,4 +1,4 @@
-/* Fuzzes the JSON reader. Invariants: a refusal is one printable message
+/* Fuzzes the JSON reader, and Prometheus' answers read with it. Invariants: a refusal is one printable message
  * and an empty document; an accepted text's tokens nest inside each other
  * and inside the text, the walkers visit each container's children as
  * many times as its size says, string copies agree whatever the buffer,
@@ -10,6 +10,8 @@
 
 #include "fuzz.h"
 #include "json.h"
+#include "promapi.h"
+#include "promtext.h"
 
 #define FUZZ_TOKENS 512
 
@@ -153,6 +155,35 @@ static void fuzz_keys(const struct json_doc *doc, size_t size)
 	free(key);
 }
 
+/* The same text as an /api/v1/query answer (promapi.c, report
+ * --cluster): refused with one printable message and nothing kept, or
+ * read into samples whose labels the text format's reader takes. */
+static void fuzz_promapi(const char *text, size_t size)
+{
+	struct promapi_vector v;
+	char err[700], buf[PROMAPI_LABELS_MAX];
+	size_t i;
+
+	if (promapi_parse(text, size, &v, err, sizeof(err)) < 0) {
+		FUZZ_CHECK(v.n == 0 && !v.s && fuzz_printable(err));
+		return;
+	}
+	for (i = 0; i < v.n; i++) {
+		FUZZ_CHECK(strlen(v.s[i].labels) < PROMAPI_LABELS_MAX);
+		/* Every label written is read back: the first one's name. */
+		if (v.s[i].labels[0]) {
+			char name[PROMAPI_LABELS_MAX];
+			size_t n = strcspn(v.s[i].labels, "=");
+
+			FUZZ_CHECK(n < sizeof(name));
+			memcpy(name, v.s[i].labels, n);
+			name[n] = 0;
+			FUZZ_CHECK(prom_label(v.s[i].labels, name, buf, sizeof(buf)));
+		}
+	}
+	promapi_vector_free(&v);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
@@ -197,5 +228,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_free(&again);
 	}
 	json_free(&doc);
+	fuzz_promapi(text, size);
 	return 0;
 }

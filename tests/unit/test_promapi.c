@@ -93,6 +93,8 @@ static void test_parse_refused(void)
 			   "[time, value]"), "a result without its value");
 	tap_ok(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"a\":1},\"value\":[1,\"1\"]}]}}",
 			   "labels are not strings"), "a label that is no string");
+	tap_ok(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"a\\\",instance=\\\"n9\":\"v\"},\"value\":[1,\"1\"]}]}}",
+			   "names as Prometheus has them"), "a label name that would pass for more labels");
 	tap_ok(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"1x\"]}]}}",
 			   "not a number"), "a value that is no number");
 	tap_ok(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,2]}]}}",
