@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "runcmd.h"
 #include "unit.h"
@@ -101,10 +102,12 @@ static const char *said_pick(const char *out, const char **last_line)
  * invocation, as systemd tags them), the first that reads like an error,
  * else the last. The service's own lines (_SYSTEMD_INVOCATION_ID) come
  * first: journald reads them from the service's stream and may not have
- * them yet when systemd's own "Failed with result" is in, so they are
- * asked for up to three times, 200 ms apart, until one reads like an
- * error; then systemd's lines too (INVOCATION_ID). Asked of systemd
- * (bounded calls); "" when it cannot be. Only a failed start pays. */
+ * them yet when systemd's own "Failed with result" is in (1.5 s later on
+ * a loaded node), so they are asked for every 200 ms, for up to
+ * UNIT_SAID_WAIT_MS, until one reads like an error; then systemd's lines
+ * too (INVOCATION_ID). Asked of systemd (bounded calls); "" when it
+ * cannot be. Only a failed start pays. */
+#define UNIT_SAID_WAIT_MS 3000
 static void unit_said(const struct config *cfg, const char *unit, char *line, size_t len)
 {
 	static struct runcmd_result res;
@@ -115,7 +118,7 @@ static void unit_said(const struct config *cfg, const char *unit, char *line, si
 	char *all[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, "+",
 			match2, NULL };
 	const char *pick = NULL, *last = NULL;
-	int try;
+	long long t0;
 	size_t i;
 
 	line[0] = '\0';
@@ -126,12 +129,13 @@ static void unit_said(const struct config *cfg, const char *unit, char *line, si
 	snprintf(match1, sizeof(match1), "_SYSTEMD_INVOCATION_ID=%s", id);
 	snprintf(match2, sizeof(match2), "INVOCATION_ID=%s", id);
 	beside_systemctl(cfg, "journalctl", journalctl, sizeof(journalctl));
-	for (try = 0; try < 3 && !pick; try++) {
-		if (try)
-			usleep(200 * 1000);
+	for (t0 = clock_us(); !pick; ) {
 		if (runcmd(own, cfg->timeout * 1000, &res) < 0)
 			return;
 		pick = said_pick(res.output, &last);
+		if (pick || clock_us() - t0 >= UNIT_SAID_WAIT_MS * 1000LL)
+			break;
+		usleep(200 * 1000);
 	}
 	if (!pick) {
 		if (runcmd(all, cfg->timeout * 1000, &res) < 0)
