@@ -285,6 +285,7 @@ scn_job_metrics() {
 	is "job metrics: ... while the io instance runs on for job $k (same process)" \
 		"$(settled_unit_state spank-ebpf-exporter@io.service) $(unit_main_pid spank-ebpf-exporter@io.service)" \
 		"active $pa"
+	jm_report_ended "$a"
 	release jm-b
 	release jm-keep
 	wait_job_done "$b"
@@ -303,6 +304,32 @@ scn_job_metrics() {
 	sys_restart_slurmd || bail "slurmd did not restart without sets="
 	rm -f "$NODE_ROOT$SYS_SETS_FILE"
 	real_teardown
+}
+
+# jm_report_ended JOB: after JOB's end, with its series stale, its report
+# from Prometheus as a login node gives it: the plugin's line with
+# prometheus= and no sets= (report --cluster by default there), run as
+# the job's user (Slurm answers them: squeue, no accounting here). Its
+# figures must be Prometheus' own: the job's writes, summed over its run.
+jm_report_ended() {
+	local a=$1 out want
+	printf 'optional %s prometheus=http://%s/\n' "$(plugin_line | awk '{print $2}')" "$JM_PROM" \
+		>"$NODE_ROOT/etc/slurm/login-plugstack.conf"
+	chmod 0644 "$NODE_ROOT/etc/slurm/login-plugstack.conf"
+	out=$(ctu "$SYS_ADMIN_CMD" -c /etc/slurm/login-plugstack.conf report "$a" 2>&1)
+	diag "job metrics: report $a from Prometheus, as $SYS_USER: $(echo "$out" | tr '\n' '|')"
+	like "job metrics: report $a after its end, from Prometheus (a login node's line), as its user: Slurm's word on the job" \
+		"$out" "^job $a \\(user $SYS_USER\\), COMPLETED, nodes [^ ]+, [0-9T:-]+ to [0-9T:-]+ \\([0-9]+ s\\), from Prometheus at http://$JM_PROM/$"
+	want=$(promql "sum(max_over_time(ebpf_exporter_spank_io_bytes_total{jobid=\"$a\",operation=\"write\"}[10m]))" | sed 's/.*= //')
+	like "job metrics: ... the whole job first, on the one node with its series" "$out" '^ whole job \(1 node with series\):$'
+	like "job metrics: ... its writes, as many bytes as Prometheus holds for it over its run ($want)" \
+		"$out" "^  I/O write  [1-9][0-9]* requests, ${want:-none} bytes, latency p50 [0-9.]+ s, p99 [0-9.]+ s$"
+	like "job metrics: ... and the node's, with the sets it ran with" "$out" "^ node 127\\.0\\.0\\.1, sets io:$"
+	out=$(ctu "$SYS_ADMIN_CMD" -c /etc/slurm/login-plugstack.conf report --json "$a" 2>&1)
+	is "job metrics: report --json $a from Prometheus: the same bytes, one node" \
+		"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["total"]["io"]["write"]["bytes"], len(d["per_node"]), d["errors"])' 2>&1)" \
+		"COMPLETED ${want:-none} 1 []"
+	rm -f "$NODE_ROOT/etc/slurm/login-plugstack.conf"
 }
 
 # _jm_filter_jobs PID: the job IDs in the spank_jobs maps PID holds (the
