@@ -23,10 +23,10 @@ out=$(cd "$(dirname "$rtest")" && promtool test rules "$(basename "$rtest")" 2>&
 tap_point "promtool test rules" $? || show "$out"
 
 # The names that exist, from the code that reads or writes them.
-probes=$(sed -n 's/.*P "\([a-z_]*\)".*/ebpf_exporter_spank_\1/p' "$top/src/spank-ebpf/cmd_report.c" | grep -v '_$' | sort -u)
+probes=$(sed -n 's/.*P "\([a-z_]*\)".*/ebpf_exporter_spank_\1/p' "$top/src/spank-ebpf/report_figures.c" | grep -v '_$' | sort -u)
 info=$(grep -o 'spank_ebpf_job_info' "$top/src/common/jobinfo.c" | sort -u)
 node=$(grep -o '"spank_ebpf_[a-z_]*\( \|"\|{\)' "$top/src/spank-ebpf/cmd_metrics.c" | tr -d '"{ ' | sort -u)
-ok_if "the probes' names, from cmd_report.c" test "$(printf '%s\n' "$probes" | wc -l)" -ge 6
+ok_if "the probes' names, from report_figures.c" test "$(printf '%s\n' "$probes" | wc -l)" -ge 6
 ok_if "spank_ebpf_job_info, from jobinfo.c" test "$info" = spank_ebpf_job_info
 ok_if "spank-ebpf metrics' families, from cmd_metrics.c" test "$(printf '%s\n' "$node" | grep -c .)" -ge 3
 printf '%s\n' $probes $info >"$tmp/dash-names"

@@ -35,7 +35,7 @@ static const struct command commands[] = {
 	{ "check-config", cmd_check_config, check_config_options, "FILE|-", 0,
 	  "validate a plugstack file's spank_ebpf.so line as the plugin does" },
 	{ "report", cmd_report, report_options, "JOBID", CMD_CONFIG,
-	  "a job's probe figures now, from its sets' exporters" },
+	  "a job's probe figures: on its node now, or on every node from Prometheus" },
 	{ "downgrade-prepare", cmd_downgrade, downgrade_options, NULL, CMD_CONFIG,
 	  "before a downgrade to the release before probe sets: every hold in its form" },
 	{ "help", cmd_help, no_options, "[COMMAND]", 0,

@@ -65,7 +65,8 @@ done <<'EOF2'
 check-config [--sets] FILE|-;check-config --sets FILE|-
 exporter [--check] SET;exporter [--check] SET
 admit SET;admit SET
-report [--json] [--socket=PATH] JOBID;report [--json] [--socket=PATH] JOBID
+report [--json] [--cluster] [--squeue=PATH] [--socket=PATH] JOBID;report [--json] [--socket=PATH] JOBID
+report [--json] [--cluster] [--squeue=PATH] [--socket=PATH] JOBID;report --cluster [--json] [--squeue=PATH] JOBID
 report --peer;report --peer
 EOF2
 for c in "check-config --sets" exporter admit report; do
