@@ -586,7 +586,9 @@ if command -v nft >/dev/null && command -v unshare >/dev/null; then
 	# to the listener dropped, so TCP retransmits. Every socket there is
 	# the job's: the namespace's own count (RetransSegs, which also counts
 	# the listener's SYN-ACKs again, a tracepoint of their own) bounds the
-	# probe's from above. The listener is waited for, and the script says
+	# probe's from above, once no socket there can send again (counted
+	# earlier, a FIN retransmitted after the count made the probe's 2 to
+	# the namespace's 1). The listener is waited for, and the script says
 	# what failed; a namespace that happened to retransmit nothing is run
 	# again (up to 3 times).
 	cat >"$WORK/rtx.sh" <<EOF
@@ -604,6 +606,13 @@ until [ -n "\$(ss -Hltn 'sport = :8099')" ]; do
 done
 for i in 1 2 3 4 5; do timeout 20 curl -s -o /dev/null http://127.0.0.1:8099/ || true; done
 kill \$srv
+# Until no socket here can send again (a FIN or data still unacked): a
+# retransmit after the count below would be the probe's alone.
+i=0
+while [ -n "\$(ss -Htan state syn-sent state syn-recv state established state fin-wait-1 state closing state last-ack state close-wait)" ]; do
+	i=\$((i + 1)); [ \$i -le 400 ] || { echo "sockets still sending after 40 s" >&2; break; }
+	sleep 0.1
+done
 awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[\$i] = i; h = 1 } else print "retransmits", \$c["RetransSegs"] }' /proc/net/snmp
 EOF
 	# rtx JOB: the namespace's count of retransmitted segments, after a run
