@@ -329,6 +329,20 @@ jm_report_ended() {
 	is "job metrics: report --json $a from Prometheus: the same bytes, one node" \
 		"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["total"]["io"]["write"]["bytes"], len(d["per_node"]), d["errors"])' 2>&1)" \
 		"COMPLETED ${want:-none} 1 []"
+	# Another user sees what Slurm shows them: with PrivateData=jobs,
+	# nothing of this job, and Prometheus is not asked for it.
+	out=$(SYS_USER=$JM_OTHER ctu "$SYS_ADMIN_CMD" -c /etc/slurm/login-plugstack.conf report "$a" 2>&1)
+	like "job metrics: report $a as $JM_OTHER without PrivateData: Slurm shows them the job, so its figures" \
+		"$out" "^job $a \\(user $SYS_USER\\), COMPLETED"
+	echo "PrivateData=jobs" >>"$NODE_ROOT/etc/slurm/slurm.conf"
+	ct scontrol reconfigure >/dev/null 2>&1
+	out=$(SYS_USER=$JM_OTHER ctu "$SYS_ADMIN_CMD" -c /etc/slurm/login-plugstack.conf report "$a" 2>&1)
+	is "job metrics: with PrivateData=jobs, report $a as $JM_OTHER: the same words as for no job" \
+		"$out" "spank-ebpf: report: Slurm knows no job $a (or not one you may see)"
+	out=$(ctu "$SYS_ADMIN_CMD" -c /etc/slurm/login-plugstack.conf report "$a" 2>&1)
+	like "job metrics: ... while its own user still gets it" "$out" "^job $a \\(user $SYS_USER\\), COMPLETED"
+	sed -i '/^PrivateData=jobs$/d' "$NODE_ROOT/etc/slurm/slurm.conf"
+	ct scontrol reconfigure >/dev/null 2>&1
 	rm -f "$NODE_ROOT/etc/slurm/login-plugstack.conf"
 }
 
