@@ -14,7 +14,9 @@
 # (count of jobs holding the exporter), `systemctl is-active
 # ebpf_exporter`, the number of eBPF programs loaded and the exporter's
 # metrics, at each step, and a few of the exporter's metric lines while
-# the jobs run. Then it tears everything down.
+# the jobs run; then the probes package's io set: a job asking
+# `sbatch --ebpf=io`, its series labelled by its job ID, and
+# `spank-ebpf report` for it. Then it tears everything down.
 #
 # The first run builds ebpf_exporter (about 8 minutes) and the container's
 # root filesystem with debootstrap (about 2 minutes), both cached in
@@ -136,6 +138,42 @@ echo
 echo "systemd's journal for $SYS_UNIT: $(unit_starts_since "$c") start, $(unit_stops_since "$c") stop."
 echo "The plugin's lines in the slurmd journal (journalctl -u slurmd):"
 plugin_log_since "$c" | sed 's/^/  /'
+
+# --- probe sets: what a user asks for and gets -------------------------------
+# The probes package's io set (spank-io: the job's block I/O, filtered in
+# the kernel), a job asking for it, its series labelled by its job ID,
+# and its report as its user. This demo's Slurm tracks jobs without
+# cgroups (proctrack/linuxproc: the container's cgroups), so the demo
+# puts the job's payload into a job cgroup in Slurm's layout, as
+# slurmstepd does with proctrack/cgroup.
+if [ -n "$demo_real" ]; then
+	# shellcheck source=jobmetrics.sh
+	. "$top/tests/system/jobmetrics.sh"
+	SYS_ADMIN_CMD=/usr/sbin/spank-ebpf
+	_real_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
+	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	sys_restart_slurmd || bail "slurmd did not restart with sets="
+	echo
+	echo "== probe sets: sbatch --ebpf=io, the job's own block I/O =="
+	echo "   plugin line: $(plugin_line)"
+	echo "   sets offered: $(ct "$SYS_ADMIN_CMD" check-config --sets "$SYS_SETS_FILE" 2>&1 | sed -n 's/.*probe sets: \([^;]*\).*/\1/p')"
+	j=$(submit_work demo-io --ebpf=io) || bail "sbatch --ebpf=io failed"
+	wait_started demo-io || bail "job $j did not start"
+	jm_place "$j" demo-io || bail "could not place job $j's payload in its job cgroup"
+	demo_series() { ct curl -s http://127.0.0.1:941/metrics | grep "jobid=\"$j\"" | grep -E '_count|_bytes_total'; }
+	demo_has() { [ -n "$(demo_series)" ]; }
+	wait_until 30 "job $j's writes counted" demo_has || diag "no series of job $j yet"
+	sleep 2
+	echo "   sbatch --ebpf=io: job $j, $(job_state "$j"); the io set's exporter (127.0.0.1:941), its series, by jobid:"
+	demo_series | sed 's/^/     /'
+	echo "   spank-ebpf report $j, as $SYS_USER (through root's report service):"
+	ctu "$SYS_ADMIN_CMD" report "$j" 2>&1 | sed 's/^/     /'
+	release demo-io
+	wait_job_done "$j" || bail "job $j did not finish"
+	echo "   after the job: io set $(settled_unit_state spank-ebpf-exporter@io.service)"
+	jm_unplace
+fi
 echo
 diag "done in $(sys_elapsed) s; tearing the container down"
 failed=0
