@@ -31,6 +31,7 @@ grep -q noacct "$d/mode" && { echo "sacct: error: Slurm accounting storage is di
 case " \$* " in
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
+*" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 esac
 exit 0
 EOF
@@ -77,6 +78,14 @@ S6 = {
     "ebpf_exporter_spank_net_tcp_retransmits_total": [({"instance": "n2:943"}, 150)],
     "ebpf_exporter_spank_oom_kills_total": [({"instance": "n2:944"}, 1)],
 }
+# Job 7: the nodes' buckets have different bounds, n2's between n1's.
+S7 = {
+    "ebpf_exporter_spank_io_latency_seconds_bucket": [
+        ({"instance": "n1:941", "operation": "read", "le": "0.001"}, 10),
+        ({"instance": "n1:941", "operation": "read", "le": "+Inf"}, 10),
+        ({"instance": "n2:941", "operation": "read", "le": "0.002"}, 10),
+        ({"instance": "n2:941", "operation": "read", "le": "+Inf"}, 10)],
+}
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -95,9 +104,9 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6"):
+            if m and m.group(2) in ("5", "6", "7"):
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in (S if m.group(2) == "5" else S6).get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             code = 200
         self.send_response(code)
@@ -164,6 +173,10 @@ is "... --json: the hints' keys; the waiting share over both nodes' time" \
 	"['slow_storage', 'cpu_oversubscribed', 'lossy_network', 'out_of_memory'] 0.3 [0.4, 0.2]"
 run report --cluster --json --squeue "$d/slurm/squeue" 5
 is "... and none for job 5" "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["hints"])' 2>&1)" "[]"
+
+run report --cluster --squeue "$d/slurm/squeue" 7
+like "nodes whose buckets have different bounds: each bucket added at its own bound (20 requests, not 30)" \
+	"$rc $(printf '%s\n' "$out" | sed -n 3p)" "^0   I/O read   20 requests, "
 
 # --- a running job, from slurmctld ------------------------------------------
 echo noacct >"$d/mode"

@@ -310,7 +310,9 @@ bool report_figures_any(const struct figures *f)
 	return f->io || f->sched || f->cpu || f->net || f->oom;
 }
 
-/* One histogram's buckets added into another's, bound by bound. */
+/* One histogram's buckets added into another's, bound by bound. A bound
+ * sum lacks is inserted first (prom_hist_bucket keeps the bounds sorted,
+ * so it is looked up again: its index is not the end's). */
 static void report_hist_add(struct prom_hist *sum, const struct prom_hist *h)
 {
 	int i, k;
@@ -319,9 +321,11 @@ static void report_hist_add(struct prom_hist *sum, const struct prom_hist *h)
 		for (k = 0; k < sum->n && sum->le[k] != h->le[i]; k++)
 			;
 		if (k == sum->n) {
-			if (k == PROM_BUCKETS_MAX)
-				continue;
 			prom_hist_bucket(sum, h->le[i], 0);
+			for (k = 0; k < sum->n && sum->le[k] != h->le[i]; k++)
+				;
+			if (k == sum->n)
+				continue; /* no room: PROM_BUCKETS_MAX */
 		}
 		sum->cum[k] += h->cum[i];
 	}
