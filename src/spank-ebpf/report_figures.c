@@ -56,25 +56,35 @@ static int report_behind(const char *labels)
 	return -1;
 }
 
+/* One histogram's buckets added into another's, bound by bound. A bound
+ * sum lacks is inserted first (prom_hist_bucket keeps the bounds sorted,
+ * so it is looked up again: its index is not the end's). */
+static void report_hist_add(struct prom_hist *sum, const struct prom_hist *h)
+{
+	int i, k;
+
+	for (i = 0; i < h->n; i++) {
+		for (k = 0; k < sum->n && sum->le[k] != h->le[i]; k++)
+			;
+		if (k == sum->n) {
+			prom_hist_bucket(sum, h->le[i], 0);
+			for (k = 0; k < sum->n && sum->le[k] != h->le[i]; k++)
+				;
+			if (k == sum->n)
+				continue; /* no room: PROM_BUCKETS_MAX */
+		}
+		sum->cum[k] += h->cum[i];
+	}
+}
+
 /* runq, all classes: the classes' buckets added bound by bound. */
 void report_runq_total(struct figures *f)
 {
-	int b, i, k;
+	int b;
 
 	memset(&f->runq, 0, sizeof(f->runq));
 	for (b = 0; b < BEHINDS; b++)
-		for (i = 0; i < f->runq_by[b].n; i++) {
-			for (k = 0; k < f->runq.n && f->runq.le[k] != f->runq_by[b].le[i]; k++)
-				;
-			if (k == f->runq.n) {
-				if (k == PROM_BUCKETS_MAX)
-					continue;
-				f->runq.le[k] = f->runq_by[b].le[i];
-				f->runq.cum[k] = 0;
-				f->runq.n++;
-			}
-			f->runq.cum[k] += f->runq_by[b].cum[i];
-		}
+		report_hist_add(&f->runq, &f->runq_by[b]);
 }
 
 /* One sample of the job's: into its figure. */
@@ -308,27 +318,6 @@ void report_json_figures(const struct figures *f)
 bool report_figures_any(const struct figures *f)
 {
 	return f->io || f->sched || f->cpu || f->net || f->oom;
-}
-
-/* One histogram's buckets added into another's, bound by bound. A bound
- * sum lacks is inserted first (prom_hist_bucket keeps the bounds sorted,
- * so it is looked up again: its index is not the end's). */
-static void report_hist_add(struct prom_hist *sum, const struct prom_hist *h)
-{
-	int i, k;
-
-	for (i = 0; i < h->n; i++) {
-		for (k = 0; k < sum->n && sum->le[k] != h->le[i]; k++)
-			;
-		if (k == sum->n) {
-			prom_hist_bucket(sum, h->le[i], 0);
-			for (k = 0; k < sum->n && sum->le[k] != h->le[i]; k++)
-				;
-			if (k == sum->n)
-				continue; /* no room: PROM_BUCKETS_MAX */
-		}
-		sum->cum[k] += h->cum[i];
-	}
 }
 
 void report_figures_add(struct figures *sum, const struct figures *f)
