@@ -32,6 +32,7 @@ case " \$* " in
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
 exit 0
 EOF
@@ -177,6 +178,10 @@ is "... and none for job 5" "$(printf '%s' "$out" | python3 -c 'import json,sys;
 run report --cluster --squeue "$d/slurm/squeue" 7
 like "nodes whose buckets have different bounds: each bucket added at its own bound (20 requests, not 30)" \
 	"$rc $(printf '%s\n' "$out" | sed -n 3p)" "^0   I/O read   20 requests, "
+
+run report --cluster --squeue "$d/slurm/squeue" 8
+like "Slurm's words (a state) made printable before the terminal" "$rc $(printf '%s\n' "$out" | head -n 1)" \
+	'^0 job 8 \(user alice\), COMP\\x1b\]0;PWNED\\x07LETED, nodes n1, '
 
 # --- a running job, from slurmctld ------------------------------------------
 echo noacct >"$d/mode"

@@ -144,7 +144,8 @@ static void cluster_time(long long t, char *buf, size_t len)
 static void cluster_text(const struct job_range *r, unsigned long job, const struct cluster *c,
 			 const struct figures *all, const char *url)
 {
-	char user[4 * sizeof(r->user)], nodes[4 * sizeof(r->nodes)], from[40], to[40], shown[1200];
+	char user[4 * sizeof(r->user)], nodes[4 * sizeof(r->nodes)], state[4 * sizeof(r->state)];
+	char from[40], to[40], shown[1200];
 	struct report_hint h[REPORT_HINTS_MAX];
 	size_t i;
 	int k, nh;
@@ -152,7 +153,7 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 	cluster_time(r->start, from, sizeof(from));
 	cluster_time(r->end, to, sizeof(to));
 	printf("job %lu (user %s), %s, nodes %s, %s to %s (%lld s), from Prometheus at %s\n", job,
-	       text_printable(r->user, user, sizeof(user)), r->state,
+	       text_printable(r->user, user, sizeof(user)), text_printable(r->state, state, sizeof(state)),
 	       text_printable(r->nodes, nodes, sizeof(nodes)), from, r->end ? to : "now", all->elapsed,
 	       text_printable(url, shown, sizeof(shown)));
 	printf(" whole job (%zu node%s with series):\n", c->n, c->n == 1 ? "" : "s");
@@ -229,7 +230,10 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json)
 		return EXIT_ANOMALY;
 	}
 	if (!r.start || r.start > now) {
-		fprintf(stderr, "spank-ebpf: report: job %lu has not started (%s)\n", job, r.state);
+		char state[4 * sizeof(r.state)];
+
+		fprintf(stderr, "spank-ebpf: report: job %lu has not started (%s)\n", job,
+			text_printable(r.state, state, sizeof(state)));
 		return EXIT_ANOMALY;
 	}
 	end = r.end ? r.end : now;
