@@ -103,7 +103,10 @@ static const char *said_pick(const char *out, const char **last_line)
  * else the last. The service's own lines (_SYSTEMD_INVOCATION_ID) come
  * first: journald reads them from the service's stream and may not have
  * them yet when systemd's own "Failed with result" is in (1.5 s later on
- * a loaded node), so they are asked for every 200 ms, for up to
+ * a loaded node, 3 s and more beside a build), so when the first ask
+ * finds none, journald is asked to sync (journalctl --sync: it returns
+ * once journald has processed what was queued to it, the service's
+ * stream included), then they are asked for every 200 ms, for up to
  * UNIT_SAID_WAIT_MS, until one reads like an error; then systemd's lines
  * too (INVOCATION_ID). Asked of systemd (bounded calls); "" when it
  * cannot be. Only a failed start pays. */
@@ -117,7 +120,9 @@ static void unit_said(const struct config *cfg, const char *unit, char *line, si
 	char *own[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, NULL };
 	char *all[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, "+",
 			match2, NULL };
+	char *sync[] = { journalctl, "--sync", NULL };
 	const char *pick = NULL, *last = NULL;
+	bool synced = false;
 	long long t0;
 	size_t i;
 
@@ -135,6 +140,12 @@ static void unit_said(const struct config *cfg, const char *unit, char *line, si
 		pick = said_pick(res.output, &last);
 		if (pick || clock_us() - t0 >= UNIT_SAID_WAIT_MS * 1000LL)
 			break;
+		if (!synced) {
+			/* Not root, or no journald: the polls go on. */
+			synced = true;
+			if (runcmd(sync, cfg->timeout * 1000, &res) == 0)
+				continue;
+		}
 		usleep(200 * 1000);
 	}
 	if (!pick) {
