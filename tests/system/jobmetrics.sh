@@ -458,6 +458,53 @@ for k in sys.argv[1:]:
 print("null" if v is None else v)' "$@"
 }
 
+# _jm_usage_ms CGROUP: the CPU time of CGROUP (under the container's
+# cgroup2 root), in ms (cpu.stat, kept with or without the controller).
+_jm_usage_ms() {
+	ct sh -c 'sed -n "s/^usage_usec //p" "$1/$2/cpu.stat"' sh "$(_jm_cgroup2)" "$1" |
+		awk '{ printf "%d", $1 / 1000 }'
+}
+
+# _jm_sched_outside JOB: a root daemon (systemd-run, system.slice) and
+# one 2-s loop of job JOB share CPU 1; job JOB waited behind processes
+# outside any job. Up to 3 tries, each with what both cgroups used.
+_jm_sched_outside() {
+	local a=$1 try x1 x2 h1 h2 l1 l2 t1 t2 rc hog shared="" step
+	hog=system.slice/sse-hog.service
+	step=system.slice/slurmstepd.scope/job_$a/step_batch/user/task_0
+	for try in 1 2 3; do
+		x1=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
+		ct systemd-run --quiet --collect --unit=sse-hog nice -n -20 timeout 60 taskset -c 1 sh -c 'while :; do :; done'
+		wait_for 10 "sse-hog active" active ct systemctl is-active sse-hog
+		t1=$(date +%s%N)
+		h1=$(_jm_usage_ms "$hog")
+		l1=$(_jm_usage_ms "$step")
+		_jm_busy "$a" root 2 1 1
+		rc=$?
+		l2=$(_jm_usage_ms "$step")
+		h2=$(_jm_usage_ms "$hog")
+		t2=$((($(date +%s%N) - t1) / 1000000))
+		h2=$((${h2:-0} - ${h1:-0}))
+		l2=$((${l2:-0} - ${l1:-0}))
+		diag "sched: try $try: the daemon $(ct systemctl is-active sse-hog 2>&1), its processes' CPUs: $(ct sh -c 'for p in $(cat "$1/cgroup.procs"); do sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" "/proc/$p/status"; done' sh "$(_jm_cgroup2)/$hog" 2>&1 | tr '\n' ' ')"
+		ct systemctl stop sse-hog
+		x2=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
+		diag "sched: try $try: in $t2 ms around job $a's 2-s loop (exit $rc) the daemon used $h2 ms of CPU, the loop $l2 ms; behind processes outside any job: $x1 -> $x2 s"
+		# Both on CPU 1: each ran, together no longer than the time.
+		if [ "$rc" = 0 ] && [ "$h2" -ge 400 ] && [ "$l2" -ge 400 ] &&
+			[ $((h2 + l2)) -le $((t2 + t2 / 10)) ]; then
+			shared=yes
+			break
+		fi
+	done
+	if [ -z "$shared" ]; then
+		is "sched-detail: a root daemon and job $a's loop shared CPU 1 in one of 3 tries" no yes
+		return
+	fi
+	ok_if "sched-detail: report: beside a root daemon outside Slurm, job $a waited behind processes outside any job ($x1 -> $x2 s)" \
+		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.05 else 1)' "$x1" "$x2"
+}
+
 # The sched sets with Slurm's jobs, the report's words (issue 32): a job
 # asking --ebpf=sched,sched-detail runs two busy loops on one CPU (waits
 # behind its own tasks), then one beside another user's job's loop
@@ -465,7 +512,7 @@ print("null" if v is None else v)' "$@"
 # (behind processes outside any job). Its loops run in its cgroup, made
 # by the test (as in scn_job_metrics).
 scn_jm_sched() {
-	local a b c o1 o2 j1 j2 x1 x2 w out
+	local a b c o1 o2 j1 j2 w out
 	_real_have || return 0
 	real_setup
 	_real_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
@@ -512,15 +559,12 @@ scn_jm_sched() {
 	ok_if "sched-detail: report: beside $JM_OTHER's job $b on one CPU, job $a waited behind other jobs ($j1 -> $j2 s)" \
 		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.005 else 1)' "$j1" "$j2"
 	# Behind a root daemon outside Slurm, there for all of the job's
-	# loop: a CI run saw a 2-s daemon end before the loop had started.
-	x1=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
-	ct systemd-run --quiet --collect --unit=sse-hog nice -n -20 timeout 60 taskset -c 1 sh -c 'while :; do :; done'
-	wait_for 10 "sse-hog active" active ct systemctl is-active sse-hog
-	_jm_busy "$a" root 2 1 1
-	ct systemctl stop sse-hog
-	x2=$(_jm_report_json "$a" sched behind_seconds outside_jobs)
-	ok_if "sched-detail: report: beside a root daemon outside Slurm, job $a waited behind processes outside any job ($x1 -> $x2 s)" \
-		python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 0.05 else 1)' "$x1" "$x2"
+	# loop: a CI run saw a 2-s daemon end before the loop had started,
+	# and one saw the loop wait 0.03 s only, for reasons it did not say.
+	# So both cgroups' CPU time is measured: the point holds when the
+	# daemon and the loop shared CPU 1 (each ran, together no more than
+	# the time), and another try is made when they did not.
+	_jm_sched_outside "$a"
 	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
 	diag "sched: spank-ebpf report $a: $(echo "$out" | tr '\n' '|')"
 	like "sched: report: the share of its time it waited, in plain words (Slurm's run time)" "$out" \
