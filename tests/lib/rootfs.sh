@@ -24,14 +24,18 @@ SYS_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # starts, with the firewall it applies (tests/system/jobmetrics.sh; the
 # services left disabled: see sys_cache); curl and iproute2 for
 # probes/tests/verify.sh on a real kernel, kmod for the modules it
-# loads there (tests/vm).
+# loads there (tests/vm); Slurm's accounting, slurmdbd on MariaDB, which
+# one scenario starts and stops again (tests/lib/dbd.sh,
+# tests/system/dbd.sh).
 SYS_PKGS="systemd systemd-sysv dbus munge slurmd slurmctld slurm-client
 bpftrace bpftool socat procps build-essential dpkg-dev debhelper fakeroot
 openssh-server python3 python3-apt prometheus prometheus-node-exporter nftables
-curl iproute2 kmod"
+curl iproute2 kmod slurmdbd mariadb-server"
 # Enabled by their packages, but only the scenario that needs them starts
-# them (on its own ports): no other suite's node runs them.
-SYS_DISABLED_UNITS="prometheus.service prometheus-node-exporter.service"
+# them (on its own ports, or none): no other suite's node runs them, nor
+# listens for MariaDB (its socket unit would start it on 3306).
+SYS_DISABLED_UNITS="prometheus.service prometheus-node-exporter.service
+mariadb.service mariadb.socket slurmdbd.service"
 
 # The URI of the Debian archive apt uses on this host: the source of the
 # host's own release (VERSION_CODENAME) in /etc/apt/sources.list,
