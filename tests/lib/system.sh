@@ -15,6 +15,8 @@
 #   sys_install            builds the packages inside from the tarball and
 #                          installs them with apt (packages.sh)
 #   sys_cluster_start      (re)starts munge, slurmctld, slurmd via systemd
+#   dbd_start, dbd_stop    Slurm's accounting on and off again: slurmdbd
+#                          on MariaDB (dbd.sh)
 #   sys_finish             powers the container off, unmounts, plans
 # The EXIT trap always tears the container down (by PID) and removes the
 # run directory, keeping its logs on failure or with SYSTEM_KEEP=1.
@@ -33,6 +35,7 @@ _sys_lib=${BASH_SOURCE[0]%/*}
 . "$_sys_lib/journal.sh"
 . "$_sys_lib/exporter.sh"
 . "$_sys_lib/packages.sh"
+. "$_sys_lib/dbd.sh"
 
 SYS_CTLD_PORT=${SYSTEM_PORT:-17917}
 SYS_SLURMD_PORT=$((SYS_CTLD_PORT + 1))

@@ -9,7 +9,8 @@
 #   tests/e2e/lib.sh -> localslurm.sh -> slurm.sh, procs.sh, localdaemons.sh
 #   ansible-play.sh -> multihost.sh, ansible-check.sh
 #   multihost.sh -> system.sh, multihost-jobs.sh
-#   system.sh -> slurm.sh, container.sh, journal.sh, exporter.sh, packages.sh
+#   system.sh -> slurm.sh, container.sh, journal.sh, exporter.sh, packages.sh,
+#     dbd.sh
 #   container.sh -> rootfs.sh;  slurm.sh -> plugin.sh
 #
 # TAP_PLAIN=NAME, set before sourcing, is for scripts that speak to a
