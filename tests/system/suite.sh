@@ -5,6 +5,7 @@
 . "${srcdir:-.}/tests/system/pace.sh"
 . "${srcdir:-.}/tests/system/real.sh"
 . "${srcdir:-.}/tests/system/jobmetrics.sh"
+. "${srcdir:-.}/tests/system/dbd.sh"
 . "${srcdir:-.}/tests/system/upgrade.sh"
 . "${srcdir:-.}/tests/system/reportsock.sh"
 
@@ -20,7 +21,10 @@ system_suite() {
 	# minute) there too. The upgrade from the
 	# release before probe sets on the oldest Slurm (its packages built
 	# for it too: two more minutes), and the downgrade back to it.
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share jm_sched upgrade downgrade" ;;
+	# Slurm's accounting (slurmdbd on MariaDB) once, on the oldest
+	# Slurm, turned off again after its scenario: the others run, as
+	# before, on squeue alone.
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share dbd jm_sched upgrade downgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's
