@@ -167,13 +167,13 @@ int slurmjobs_parse_slurmd(const char *text, char *out, size_t outlen)
 static int run_beside_squeue(const struct slurm_ask *ask, const char *name, char *const args[],
 			     const char *extra, struct runcmd_result *res, char *why, size_t whylen)
 {
-	char prog[300], desc[160], *argv[8], *env[3] = { NULL, NULL, NULL }, *conf = NULL;
+	char prog[300], desc[160], *argv[10], *env[3] = { NULL, NULL, NULL }, *conf = NULL;
 	const char *slash = strrchr(ask->squeue, '/');
 	int i, n = 0, rc;
 
 	snprintf(prog, sizeof(prog), "%.*s/%s", (int)(slash - ask->squeue), ask->squeue, name);
 	argv[0] = prog;
-	for (i = 0; args[i] && i < 6; i++)
+	for (i = 0; args[i] && i < 8; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
 	if (ask->slurm_conf && asprintf(&conf, "SLURM_CONF=%s", ask->slurm_conf) > 0)
@@ -438,5 +438,112 @@ int slurmjobs_range(struct slurm_ask *ask, uint32_t job, struct job_range *r, ch
 	/* squeue's %e of a running job is its time limit's end. */
 	if (rc == 1 && !slurmjobs_state_is_over(r->state))
 		r->end = 0;
+	return rc;
+}
+
+int slurmjobs_parse_admin_comment(const char *text, uint32_t job, char *field, size_t len)
+{
+	char want[16];
+	const char *p;
+	size_t wl;
+
+	wl = (size_t)snprintf(want, sizeof(want), "%u|", job);
+	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
+		if (!strncmp(p, want, wl)) {
+			size_t n = strcspn(p + wl, "\n");
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(field, p + wl, n);
+			field[n] = '\0';
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int slurmjobs_admin_comment(struct slurm_ask *ask, uint32_t job, char *field, size_t len, char *why,
+			    size_t whylen)
+{
+	static struct runcmd_result res;
+	char jobs[32];
+	char *const args[] = { "--noheader", "--parsable2", "--allocations", jobs,
+			       "--format=JobIDRaw,AdminComment", NULL };
+
+	snprintf(jobs, sizeof(jobs), "--jobs=%u", job);
+	if (run_beside_squeue(ask, "sacct", args, NULL, &res, why, whylen) < 0)
+		return -1;
+	return slurmjobs_parse_admin_comment(res.output, job, field, len);
+}
+
+int slurmjobs_parse_acct_record(const char *text, uint32_t job, struct job_acct *a)
+{
+	char want[16];
+	const char *p;
+	size_t wl;
+
+	wl = (size_t)snprintf(want, sizeof(want), "%u|", job);
+	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
+		const char *id, *state, *comment;
+		size_t n, idl;
+
+		if (strncmp(p, want, wl))
+			continue;
+		id = p + wl;
+		idl = strcspn(id, "|\n");
+		/* sacctmgr's selector: digits, and "_" and digits for a task. */
+		if (idl == 0 || idl >= sizeof(a->selector) || strspn(id, "0123456789_") != idl ||
+		    id[idl] != '|')
+			return 0;
+		snprintf(a->selector, sizeof(a->selector), "%.*s", (int)idl, id);
+		state = id + idl + 1;
+		n = strcspn(state, "|\n");
+		if (state[n] != '|')
+			return 0;
+		a->ended = !(n == 7 && !strncmp(state, "RUNNING", 7)) && !(n == 7 && !strncmp(state, "PENDING", 7)) &&
+			   !(n == 10 && !strncmp(state, "COMPLETING", 10));
+		comment = state + n + 1;
+		n = strcspn(comment, "\n");
+		if (n >= a->len)
+			n = a->len - 1;
+		memcpy(a->field, comment, n);
+		a->field[n] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+int slurmjobs_acct_record(struct slurm_ask *ask, uint32_t job, struct job_acct *a, char *why,
+			  size_t whylen)
+{
+	static struct runcmd_result res;
+	char jobs[32];
+	char *const args[] = { "--noheader", "--parsable2", "--allocations", jobs,
+			       "--format=JobIDRaw,JobID,State,AdminComment", NULL };
+
+	snprintf(jobs, sizeof(jobs), "--jobs=%u", job);
+	if (run_beside_squeue(ask, "sacct", args, NULL, &res, why, whylen) < 0)
+		return -1;
+	return slurmjobs_parse_acct_record(res.output, job, a);
+}
+
+int slurmjobs_set_admin_comment(struct slurm_ask *ask, const char *selector, const char *field,
+				char *why, size_t whylen)
+{
+	static struct runcmd_result res;
+	char where[48], *value;
+	int rc;
+
+	if (asprintf(&value, "AdminComment=%s", field) < 0) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	snprintf(where, sizeof(where), "jobid=%s", selector);
+	{
+		char *const args[] = { "-i", "modify", "job", "where", where, "set", value, NULL };
+
+		rc = run_beside_squeue(ask, "sacctmgr", args, NULL, &res, why, whylen);
+	}
+	free(value);
 	return rc;
 }
