@@ -27,8 +27,23 @@ cat >"$d/slurm/sacct" <<EOF
 #!/bin/sh
 echo "sacct \$*" >>"$d/slurm.log"
 grep -q noacct "$d/mode" && { echo "sacct: error: Slurm accounting storage is disabled" >&2; exit 1; }
+j=\$(echo " \$* " | sed -n 's/.* --jobs=\([0-9]*\) .*/\1/p')
+case " \$* " in
+*" --format=JobIDRaw,AdminComment "*)
+	[ -f "$d/ac.\$j" ] && printf '%s|%s\\n' "\$j" "\$(cat "$d/ac.\$j")"
+	exit 0 ;;
+*" --format=JobIDRaw,JobID,State,AdminComment "*)
+	# Job 12 is task 3 of array 9; "running" in the mode file: no end yet.
+	id=\$j; [ "\$j" != 12 ] || id=9_3
+	st=COMPLETED; ! grep -q running "$d/mode" || st=RUNNING
+	printf '%s|%s|%s|%s\\n' "\$j" "\$id" "\$st" "\$(cat "$d/ac.\$j" 2>/dev/null)"
+	exit 0 ;;
+esac
 [ "\$SLURM_TIME_FORMAT" = %s ] || { echo "5|4001|alice|1970-01-01T00:16:40|1970-01-01T00:21:40|COMPLETED|n[1-2]"; exit 0; }
 case " \$* " in
+*" --jobs=10 "*) echo "10|4001|alice|1000|1300|COMPLETED|n[0001-1000]" ;;
+*" --jobs=11 "*) echo "11|4001|alice|1000|1001|COMPLETED|n1" ;;
+*" --jobs=12 "*) echo "12|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
@@ -43,7 +58,19 @@ case " \$* " in *" --jobs=5 "*) echo "5|4001|alice|1000|99999|RUNNING|n[1-2]"; e
 echo "slurm_load_jobs error: Invalid job id specified" >&2
 exit 1
 EOF
-chmod 0755 "$d/slurm/sacct" "$d/slurm/squeue"
+# sacctmgr as slurmdbd's: "-i modify job where jobid=SEL set
+# AdminComment=V" writes ac.N (SEL 9_3 is job 12), "lower" in the mode
+# file: lowercased, as Slurm 22.05's sacctmgr stores it.
+cat >"$d/slurm/sacctmgr" <<EOF
+#!/bin/sh
+echo "sacctmgr \$*" >>"$d/slurm.log"
+[ "\$1 \$2 \$3 \$4" = "-i modify job where" ] || exit 1
+j=\${5#jobid=}; [ "\$j" != 9_3 ] || j=12
+v=\${7#AdminComment=}
+if grep -q lower "$d/mode"; then v=\$(printf '%s' "\$v" | tr A-Z a-z); fi
+printf '%s' "\$v" >"$d/ac.\$j"
+EOF
+chmod 0755 "$d/slurm/sacct" "$d/slurm/squeue" "$d/slurm/sacctmgr"
 
 cat >"$d/prom.py" <<'EOF'
 import http.server, json, re, sys, urllib.parse
@@ -87,6 +114,15 @@ S7 = {
         ({"instance": "n2:941", "operation": "read", "le": "0.002"}, 10),
         ({"instance": "n2:941", "operation": "read", "le": "+Inf"}, 10)],
 }
+# Job 10 ran on 1000 nodes, each with its reads (a summary's bound).
+S10 = {
+    "ebpf_exporter_spank_io_latency_seconds_bucket": [
+        ({"instance": "n%04d:941" % i, "operation": "read", "le": le}, v)
+        for i in range(1, 1001)
+        for le, v in (("0.001", 10), ("0.002", 90), ("0.004", 100), ("+Inf", 100))],
+    "ebpf_exporter_spank_io_bytes_total": [
+        ({"instance": "n%04d:941" % i, "operation": "read"}, 409600) for i in range(1, 1001)],
+}
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -102,12 +138,19 @@ class H(http.server.BaseHTTPRequestHandler):
             code = 400
         elif mode == "garbage":
             body, code = b'{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]},]}}', 200
+        elif "timestamp(" in q.get("query", [""])[0]:
+            # The last scrape of job 5's series: before its end (1300)
+            # for the first two asks, after it from the third.
+            with open(d + "/prom.log") as f:
+                n = sum(1 for l in f if "timestamp(" in l)
+            res = [{"metric": {}, "value": [2000.0, "1290" if n <= 2 else "1305"]}]
+            body, code = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode(), 200
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7"):
+            if m and m.group(2) in ("5", "6", "7", "10") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7}[m.group(2)].get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             code = 200
         self.send_response(code)
@@ -125,6 +168,7 @@ prom_pid=$!
 wait_until 20 "the stand-in Prometheus" test -s "$d/prom.port"
 port=$(cat "$d/prom.port")
 printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=http://127.0.0.1:%s/\n' "$port" >"$d/plugstack.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so\n' >"$d/none.conf"
 
 run() { # run ARGS...: sets out, err, rc; from env -i, as a user would
 	out=$(env -i PATH=/usr/bin:/bin "$cmd" -c "$d/plugstack.conf" "$@" 2>"$d/err") && rc=0 || rc=$?
@@ -183,6 +227,145 @@ run report --cluster --squeue "$d/slurm/squeue" 8
 like "Slurm's words (a state) made printable before the terminal" "$rc $(printf '%s\n' "$out" | head -n 1)" \
 	'^0 job 8 \(user alice\), COMP\\x1b\]0;PWNED\\x07LETED, nodes n1, '
 
+# --- the summary at the job's end (summary, report --summary) ---------------
+# jobstats' token as its EpilogSlurmctld stores it: JS1: + base64 of
+# gzipped JSON, read from "JS1:" to the field's end.
+js1=$(python3 -c 'import base64,gzip,json; print("JS1:" + base64.b64encode(gzip.compress(json.dumps({"nodes": {"n1": {"cpus": 4}}}).encode())).decode())')
+jobstats_reads() { # what jobstats reads back from job 5's AdminComment
+	python3 -c 'import base64,gzip,sys; s=open(sys.argv[1]).read(); print(gzip.decompress(base64.b64decode(s[s.find("JS1:")+4:])).decode())' "$d/ac.5" 2>&1
+}
+summary_head() { # the first line of the token on stdin
+	python3 -c 'import base64,sys; s=sys.stdin.read(); t=[w[4:] for w in s.split() if w.upper().startswith("SE1:")]; print(base64.b32decode(t[0].upper() + "=" * (-len(t[0]) % 8)).decode().split("\n")[0] if t else "none")'
+}
+printf 'reviewed by the admins %s' "$js1" >"$d/ac.5"
+: >"$d/prom.log"
+: >"$d/slurm.log"
+t0=$(date +%s)
+run summary --squeue "$d/slurm/squeue" 5
+t1=$(date +%s)
+like "summary 5: exit 0, said what it stored" "$rc $err" \
+	"^0 info: spank_ebpf: summary job 5: stored in its AdminComment: 2 of 2 nodes, [0-9]+ bytes$"
+is "... it waited for Prometheus' scrape after the job's end (asked 3 times, 2 s apart)" \
+	"$(grep -c 'timestamp(' "$d/prom.log") $((t1 - t0 >= 4))" "3 1"
+like "... the token first in the field, the admins' text and jobstats' token after it, as they were" \
+	"$(cat "$d/ac.5")" "^SE1:[a-z2-7]+ reviewed by the admins JS1:[A-Za-z0-9+/]+=*\$"
+is "... jobstats still reads its own token" "$(jobstats_reads)" '{"nodes": {"n1": {"cpus": 4}}}'
+like "... its head: the job, when, its run time, 2 nodes with series, 2 kept" "$(summary_head <"$d/ac.5")" \
+	"^v1 job=5 at=[0-9]+ elapsed=300 nodes=2 kept=2\$"
+like "... read the field from accounting, then changed the job's record with sacctmgr" "$(grep -E 'AdminComment|sacctmgr' "$d/slurm.log" | tr '\n' '|')" \
+	"^sacct --noheader --parsable2 --allocations --jobs=5 --format=JobIDRaw,JobID,State,AdminComment\\|sacctmgr -i modify job where jobid=5 set AdminComment=SE1:"
+first=$(cat "$d/ac.5")
+run summary --squeue "$d/slurm/squeue" 5
+is "summary 5 again: one token, in place of the first, the rest unchanged" \
+	"$rc $(grep -o 'SE1:' "$d/ac.5" | wc -l) $(sed 's/^SE1:[^ ]* //' "$d/ac.5" | md5sum)" \
+	"0 1 $(printf '%s' "$first" | sed 's/^SE1:[^ ]* //' | md5sum)"
+
+run report --cluster --squeue "$d/slurm/squeue" 5
+from_prom=$out
+from_prom5=$out
+run report --summary --squeue "$d/slurm/squeue" 5
+is "report --summary 5: exit 0, nothing on stderr" "$rc $err" "0 "
+like "... says where the figures come from" "$(printf '%s\n' "$out" | head -n 1)" \
+	"^job 5 \\(user alice\\), COMPLETED, nodes n\\[1-2\\], .* \\(300 s\\), from its summary in Slurm's accounting \\(made at [0-9T:-]+\\)\$"
+is "... the same figures as from Prometheus, whole job and each node" \
+	"$(printf '%s\n' "$out" | sed 1d)" "$(printf '%s\n' "$from_prom" | sed 1d)"
+run report --cluster --squeue "$d/slurm/squeue" 6
+from_prom=$out
+run summary --squeue "$d/slurm/squeue" 6
+run report --summary --squeue "$d/slurm/squeue" 6
+is "job 6 (CPU wait, OOM, retransmits, the hints) from its summary: the same lines" \
+	"$rc $(printf '%s\n' "$out" | sed 1d)" "0 $(printf '%s\n' "$from_prom" | sed 1d)"
+json_figures() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["source"], d["nodes_with_series"], json.dumps(d["total"], sort_keys=True), json.dumps(d["per_node"], sort_keys=True), d["hints"])' 2>&1; }
+run report --cluster --json --squeue "$d/slurm/squeue" 5
+from_prom=$(printf '%s' "$out" | json_figures)
+run report --summary --json --squeue "$d/slurm/squeue" 5
+is "report --summary --json 5: source summary, the same total and nodes, quantiles and all, as from Prometheus" \
+	"$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
+
+echo gone >"$d/mode"
+run report --cluster --squeue "$d/slurm/squeue" 5
+like "Prometheus without the job's series any more: report --cluster gives the summary" "$rc $err $(printf '%s\n' "$out" | head -n 2 | tr '\n' '|')" \
+	"^0  job 5 .*from its summary in Slurm's accounting .*\\| whole job \\(2 nodes with series\\):\\|\$"
+echo ok >"$d/mode"
+
+printf 'SE1:!!!! reviewed' >"$d/ac.5"
+run report --summary --squeue "$d/slurm/squeue" 5
+is "a token that is not base32: exit 2, said" "$rc $err" \
+	"2 spank-ebpf: report: job 5's AdminComment: its summary is not base32 text"
+b32() { python3 -c 'import base64,sys; print(base64.b32encode(sys.stdin.buffer.read()).decode().rstrip("=").lower())'; }
+printf 'SE1:%s' "$(printf 'v1 job=5 at=1 elapsed=300 nodes=1 kept=1\nf * io=1,2\n' | b32)" >"$d/ac.5"
+run report --summary --squeue "$d/slurm/squeue" 5
+is "a token whose figures do not read: exit 2, nothing half-shown" "$rc $err ${out:-nothing}" \
+	"2 spank-ebpf: report: job 5's AdminComment: its summary is damaged (a line this release cannot read) nothing"
+printf 'SE1:%s' "$(printf 'v1 job=6 at=1 elapsed=300 nodes=0 kept=0\nf * sets=-\n' | b32)" >"$d/ac.5"
+run report --summary --squeue "$d/slurm/squeue" 5
+like "another job's token: refused" "$rc $err" "^2 spank-ebpf: report: job 5's AdminComment: its summary's first line is not one"
+printf 'reviewed %s' "$js1" >"$d/ac.5"
+run report --summary --squeue "$d/slurm/squeue" 5
+like "a field without a token: exit 1, says how one is made" "$rc $err" \
+	"^1 spank-ebpf: report: job 5 has no summary in Slurm's accounting "
+
+# Slurm 22.05's sacctmgr stores the field lowercased: the token still
+# reads (base32, its tag in either case); an admin's text is lowercased
+# (Slurm's doing, fixed in 23.02).
+printf 'Reviewed by the Admins' >"$d/ac.5"
+echo "ok lower" >"$d/mode"
+run summary --squeue "$d/slurm/squeue" 5
+echo ok >"$d/mode"
+like "as Slurm 22.05 stores it (lowercased): the field" "$rc $(cat "$d/ac.5")" "^0 se1:[a-z2-7]+ reviewed by the admins\$"
+run report --summary --squeue "$d/slurm/squeue" 5
+is "... report --summary reads it: the same figures" "$rc $(printf '%s\n' "$out" | sed 1d)" "0 $(printf '%s\n' "$from_prom5" | sed 1d)"
+run summary --squeue "$d/slurm/squeue" 5
+is "... a summary after it replaces it, whatever its case" "$rc $(grep -o -i 'se1:' "$d/ac.5" | wc -l)" "0 1"
+
+# An array's task: sacctmgr selects it as sacct names it (9_3), not by
+# the array's ID, which would select every task.
+run summary --squeue "$d/slurm/squeue" 12
+like "summary of an array's task: sacctmgr given jobid=9_3" "$rc $(grep sacctmgr "$d/slurm.log" | tail -n 1)" \
+	"^0 sacctmgr -i modify job where jobid=9_3 set AdminComment=SE1:"
+# Accounting without the job's end yet: asked again until --wait, then said.
+echo "ok running" >"$d/mode"
+run summary --wait 0 --squeue "$d/slurm/squeue" 6
+echo ok >"$d/mode"
+is "accounting without the job's end: nothing stored, exit 2, said" "$rc $err" \
+	"2 error: spank_ebpf: summary job 6: not stored: Slurm's accounting has not its end after 0 s"
+
+run summary --print --squeue "$d/slurm/squeue" 10
+tok=$out
+like "summary --print 10 (1000 nodes): its head: 1000 nodes with series, fewer kept" \
+	"$rc $(printf '%s' "$tok" | summary_head)" "^0 v1 job=10 at=[0-9]+ elapsed=300 nodes=1000 kept=[0-9]+\$"
+kept=$(printf '%s' "$tok" | summary_head | sed 's/.*kept=//')
+ok_if "... within the bound: ${#tok} bytes <= 16384, $kept nodes kept (more than 10, fewer than 1000)" \
+	test "${#tok}" -le 16384 -a "$kept" -gt 10 -a "$kept" -lt 1000
+is "... wrote nothing" "$(test -f "$d/ac.10" && echo written || echo none)" none
+printf '%s' "$tok" >"$d/ac.10"
+run report --summary --squeue "$d/slurm/squeue" 10
+is "report --summary 10: the whole job's figures from all 1000 nodes" \
+	"$rc $(printf '%s\n' "$out" | sed -n 2,3p)" "0  whole job (1000 nodes with series):
+  I/O read   100000 requests, 409600000 bytes, latency p50 0.001500 s, p99 0.003800 s"
+like "... the nodes kept, then the others counted" "$(printf '%s\n' "$out" | tail -n 1)" \
+	"^ the other $((1000 - kept)) nodes: in the whole job's figures only \\(the summary keeps $kept nodes within its 16384 bytes\\)\$"
+
+run summary --squeue "$d/slurm/squeue" 11
+is "summary of a job no series of which reached Prometheus: stored, saying so" "$rc $err" \
+	"0 info: spank_ebpf: summary job 11: stored in its AdminComment: no figures (no series of it reached Prometheus)"
+run report --summary --squeue "$d/slurm/squeue" 11
+is "... report --summary 11 says so, no zeros" "$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0  whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)"
+
+# As EpilogSlurmctld: the job from SLURM_JOB_ID, only if it asked.
+rm -f "$d/ac.5"
+: >"$d/slurm.log"
+out=$(env -i PATH=/usr/bin:/bin SLURM_JOB_ID=5 "$cmd" -c "$d/plugstack.conf" epilog-slurmctld --squeue "$d/slurm/squeue" 2>&1) && rc=0 || rc=$?
+is "epilog-slurmctld for a job without --ebpf: exit 0, nothing asked, nothing written" \
+	"$rc ${out:-quiet} $(wc -l <"$d/slurm.log") $(test -f "$d/ac.5" && echo written || echo none)" "0 quiet 0 none"
+out=$(env -i PATH=/usr/bin:/bin SLURM_JOB_ID=5 SPANK__SLURM_SPANK_OPTION_spank_ebpf_ebpf=io "$cmd" -c "$d/plugstack.conf" epilog-slurmctld --squeue "$d/slurm/squeue" 2>&1) && rc=0 || rc=$?
+like "epilog-slurmctld for a job with --ebpf=io: stored" "$rc $out $(cat "$d/ac.5" 2>&1)" \
+	"^0 info: spank_ebpf: summary job 5: stored in its AdminComment: 2 of 2 nodes, [0-9]+ bytes SE1:[a-z2-7]+\$"
+out=$(env -i PATH=/usr/bin:/bin SLURM_JOB_ID=5 SPANK__SLURM_SPANK_OPTION_spank_ebpf_ebpf=io "$cmd" -c "$d/none.conf" epilog-slurmctld --squeue "$d/slurm/squeue" 2>&1) && rc=0 || rc=$?
+like "... without prometheus= on the line: exit 0 all the same, said" "$rc $out" \
+	"^0 error: spank_ebpf: summary job 5: no summary: the plugin's line in \"$d/none.conf\" has no prometheus=\$"
+
 # --- a running job, from slurmctld ------------------------------------------
 echo noacct >"$d/mode"
 : >"$d/slurm.log"
@@ -204,6 +387,7 @@ is "a job Slurm does not show the caller: exit 1, the same words as for none" "$
 	"1 spank-ebpf: report: Slurm knows no job 9 (or not one you may see)"
 is "... and Prometheus was not asked" "$(queries)" 0
 
+rm -f "$d/ac.5"
 echo error >"$d/mode"
 run report --cluster --squeue "$d/slurm/squeue" 5
 like "Prometheus' error answer: exit 2, its words, made printable" "$rc $err" \
@@ -218,8 +402,17 @@ kill "$prom_pid"
 wait "$prom_pid" 2>/dev/null
 prom_pid=
 run report --cluster --squeue "$d/slurm/squeue" 5
-like "Prometheus down: exit 2, curl's words" "$rc $err" \
-	"^2 spank-ebpf: report: Prometheus cannot be read: .*curl exited with status 7"
+is "Prometheus down, an ended job without a summary: exit 2, curl's words, then no summary either" "$rc $(echo "$err" | sed 's/read: .*curl exited/read: ... curl exited/' | tr '\n' '|')" \
+	"2 spank-ebpf: report: Prometheus cannot be read: ... curl exited with status 7: 000|spank-ebpf: report: job 5 has no summary in Slurm's accounting either|"
+printf '%s' "$tok" >"$d/ac.10"
+run report --cluster --squeue "$d/slurm/squeue" 10
+like "Prometheus down, an ended job with a summary: exit 0, the summary" "$rc $(printf '%s\n' "$out" | head -n 1)" \
+	"^0 job 10 .*from its summary in Slurm's accounting"
+echo noacct >"$d/mode"
+run report --cluster --squeue "$d/slurm/squeue" 5
+like "Prometheus down, a running job: exit 2, curl's words" "$rc $err" \
+	"^2 spank-ebpf: report: Prometheus cannot be read: .*curl exited with status 7: 000\$"
+echo ok >"$d/mode"
 
 # --- the configuration --------------------------------------------------------
 for u in "http://0x7f.1:9090" "http://010.0.0.1:9090" "http://2130706433/" "http://u:secret@prom:9090" \
@@ -229,8 +422,7 @@ for u in "http://0x7f.1:9090" "http://010.0.0.1:9090" "http://2130706433/" "http
 	like "prometheus=$u refused, the URL not repeated" "$rc $out" "^2 spank-ebpf: report: .*prometheus must be Prometheus' URL: "
 	case $out in *secret*) tap_point "... the password is not shown" 1 ;; esac
 done
-printf 'optional /usr/lib/slurm/spank_ebpf.so\n' >"$d/none.conf"
 out=$(env -i "$cmd" -c "$d/none.conf" report --cluster 5 2>&1) && rc=0 || rc=$?
 is "report --cluster without prometheus=: exit 2, said" "$rc $out" \
-	"2 spank-ebpf: report: the plugin's line in \"$d/none.conf\" has no prometheus=: no place to read other nodes' figures from"
+	"2 spank-ebpf: report: the plugin's line in \"$d/none.conf\" has no prometheus=: no place to read other nodes' figures from (--summary reads the job's summary)"
 done_testing

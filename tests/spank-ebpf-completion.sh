@@ -82,7 +82,7 @@ is "the completion is for spank-ebpf" \
 	"$(env -i bash --norc -c '. "$1"; complete -p spank-ebpf' x "$d/completion")" "complete -F _spank_ebpf spank-ebpf"
 
 # --- commands ---
-is "commands: those for admins" "$(complete "$S" "")" "check-config downgrade-prepare help metrics reconcile report status"
+is "commands: those for admins" "$(complete "$S" "")" "check-config downgrade-prepare help metrics reconcile report status summary"
 is "commands starting with re" "$(complete "$S" re)" "reconcile report"
 is "the commands Slurm and systemd run are not offered" "$(complete "$S" pro)" ""
 is "commands after -c FILE" "$(complete "$S" -c "$d/plugstack.conf" st)" "status"
@@ -94,7 +94,7 @@ is "status's options" "$(complete "$S" status -)" "--help --json --node --squeue
 is "reconcile's options" "$(complete "$S" reconcile --)" "--dry-run --help --node --squeue"
 is "metrics' options" "$(complete "$S" metrics --)" "--help --textfile"
 is "check-config's options" "$(complete "$S" check-config --)" "--help --sets"
-is "report's options" "$(complete "$S" -c "$d/plugstack.conf" report --)" "--cluster --help --json --peer --socket --squeue"
+is "report's options" "$(complete "$S" -c "$d/plugstack.conf" report --)" "--cluster --help --json --peer --socket --squeue --summary"
 is "report --so" "$(complete "$S" report --so)" "--socket"
 is "--node NAME: nothing to offer" "$(complete "$S" status --node "")" ""
 

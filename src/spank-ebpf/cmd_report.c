@@ -73,10 +73,11 @@ static int report_allowed(const struct jobinfo *j, long long uid)
 
 static int report_job(struct cmd *cmd, unsigned long job, bool json, long long uid);
 
-enum { OPT_JSON, OPT_CLUSTER, OPT_SQUEUE, OPT_SOCKET, OPT_PEER, NOPTS };
+enum { OPT_JSON, OPT_CLUSTER, OPT_SUMMARY, OPT_SQUEUE, OPT_SOCKET, OPT_PEER, NOPTS };
 const struct option_spec report_options[] = {
 	[OPT_JSON] = { "json", NULL, "one JSON object instead of text", 0 },
 	[OPT_CLUSTER] = { "cluster", NULL, "every node the job ran on, from Prometheus (prometheus=); the default where the plugin's line has no sets=", 0 },
+	[OPT_SUMMARY] = { "summary", NULL, "every node, from the job's summary in Slurm's accounting (stored at its end), not Prometheus", 0 },
 	[OPT_SQUEUE] = { "squeue", "PATH", "with --cluster: the squeue to ask (sacct beside it)", 0 },
 	[OPT_SOCKET] = { "socket", "PATH", "ask the report service listening at PATH", 0 },
 	[OPT_PEER] = { "peer", NULL, "serve one request on standard input (spank-ebpf-report@.service)", OPT_ALONE },
@@ -125,7 +126,8 @@ int cmd_report(struct cmd *cmd)
 	if (rc)
 		return rc;
 	if (vals[OPT_PEER]) {
-		if (npos || vals[OPT_JSON] || vals[OPT_SOCKET] || vals[OPT_CLUSTER] || vals[OPT_SQUEUE])
+		if (npos || vals[OPT_JSON] || vals[OPT_SOCKET] || vals[OPT_CLUSTER] || vals[OPT_SQUEUE] ||
+		    vals[OPT_SUMMARY])
 			return usage_error(cmd, "--peer takes its request from the connection on standard input");
 		return report_peer_serve(cmd, report_job);
 	}
@@ -134,8 +136,13 @@ int cmd_report(struct cmd *cmd)
 	job = strtoul(pos[0], &end, 10);
 	if (*end || end == pos[0] || job == 0 || job > 0xfffffffdul)
 		return usage_error(cmd, "\"%.40s\" is not a job ID", pos[0]);
+	if (vals[OPT_SUMMARY] && vals[OPT_SOCKET])
+		return usage_error(cmd, "--summary reads Slurm's accounting, not a report service");
 	if (vals[OPT_CLUSTER] && vals[OPT_SOCKET])
 		return usage_error(cmd, "--cluster asks Prometheus, not a report service");
+	/* The summary covers every node too: --summary means --cluster. */
+	if (vals[OPT_SUMMARY])
+		vals[OPT_CLUSTER] = vals[OPT_SUMMARY];
 	if (vals[OPT_SQUEUE] && !vals[OPT_CLUSTER])
 		return usage_error(cmd, "--squeue goes with --cluster");
 	if (vals[OPT_SQUEUE] && vals[OPT_SQUEUE][0] != '/')
@@ -147,10 +154,10 @@ int cmd_report(struct cmd *cmd)
 	if (vals[OPT_CLUSTER]) {
 		if (load_config(cmd) < 0)
 			return EXIT_UNSURE;
-		return report_cluster(cmd, job, vals[OPT_JSON] != NULL);
+		return report_cluster(cmd, job, vals[OPT_JSON] != NULL, vals[OPT_SUMMARY] != NULL);
 	}
 	if (!vals[OPT_SOCKET] && report_login_node(cmd))
-		return report_cluster(cmd, job, vals[OPT_JSON] != NULL);
+		return report_cluster(cmd, job, vals[OPT_JSON] != NULL, false);
 	/* A user asks root's service, which can read every port (the
 	 * firewall may close them to users); without it, the ports. */
 	if (geteuid() != 0 || vals[OPT_SOCKET]) {

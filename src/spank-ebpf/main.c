@@ -36,6 +36,8 @@ static const struct command commands[] = {
 	  "validate a plugstack file's spank_ebpf.so line as the plugin does" },
 	{ "report", cmd_report, report_options, "JOBID", CMD_CONFIG,
 	  "a job's probe figures: on its node now, or on every node from Prometheus" },
+	{ "summary", cmd_summary, summary_options, "JOBID", CMD_CONFIG,
+	  "an ended job's figures from Prometheus, kept in its AdminComment" },
 	{ "downgrade-prepare", cmd_downgrade, downgrade_options, NULL, CMD_CONFIG,
 	  "before a downgrade to the release before probe sets: every hold in its form" },
 	{ "help", cmd_help, no_options, "[COMMAND]", 0,
@@ -50,6 +52,8 @@ static const struct command commands[] = {
 	  "become ebpf_exporter for a probe set (spank-ebpf-exporter@SET.service)" },
 	{ "admit", cmd_admit, no_options, "SET", CMD_CONFIG | CMD_INTERNAL,
 	  "put the set's jobs in its started exporter's job filter (its ExecStartPost)" },
+	{ "epilog-slurmctld", cmd_summary, summary_options, NULL, CMD_CONFIG | CMD_INTERNAL,
+	  "the job's summary at its end (EpilogSlurmctld=; the job from SLURM_JOB_ID)" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -364,6 +368,8 @@ int main(int argc, char **argv)
 			return cmd_run(&cmd, "prolog", 0, NULL);
 		if (ctx && !strcmp(ctx, "epilog_slurmd"))
 			return cmd_run(&cmd, "epilog", 0, NULL);
+		if (ctx && !strcmp(ctx, "epilog_slurmctld"))
+			return cmd_run(&cmd, "epilog-slurmctld", 0, NULL);
 	}
 	if (a == argc)
 		return usage_error(NULL, "no command given");

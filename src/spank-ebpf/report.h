@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 
+#include <stddef.h>
+
+#include "config.h"
 #include "promtext.h"
 #include "spank-ebpf.h"
 
@@ -54,8 +57,56 @@ struct report_hint {
 /* f's hints into h (at most max); returns how many. */
 int report_hints(const struct figures *f, struct report_hint *h, int max);
 
+/* A job's figures per node and for the whole job (Prometheus' answer,
+ * or a stored summary's). */
+#define CLUSTER_NODE_MAX 128
+struct cluster_node {
+	char name[CLUSTER_NODE_MAX]; /* the instance's host, made printable */
+	char sets[128];              /* from spank_ebpf_job_info, "" unknown */
+	struct figures f;
+};
+
+struct cluster {
+	size_t n;
+	struct cluster_node *node;
+	char failed[700]; /* why Prometheus could not be read; "" when it was */
+};
+
 /* report JOBID from Prometheus, for every node the job ran on
- * (report_cluster.c): as the caller, who sees what Slurm shows them. */
-int report_cluster(struct cmd *cmd, unsigned long job, bool json);
+ * (report_cluster.c): as the caller, who sees what Slurm shows them;
+ * from the job's stored summary when Prometheus has nothing of it, or
+ * with from_summary. */
+int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summary);
+/* The job's figures from Prometheus over [start, end] (end 0: running):
+ * per node into c (sorted by name; free c->node), the whole job into
+ * all. 0, or -1 (c->failed says why). */
+int report_cluster_collect(const struct config *cfg, unsigned long job, long long start, long long end,
+			   struct cluster *c, struct figures *all);
+
+/* The job summary kept in Slurm's accounting (report_summary.c): a token
+ * "SE1:" + base32 of a compact text, stored by `spank-ebpf summary` at
+ * the job's end (EpilogSlurmctld) beside whatever else the field holds. */
+#define SUMMARY_TAG "SE1:"
+#define SUMMARY_TOKEN_MAX 16384 /* the token's bound, its tag included */
+struct summary {
+	unsigned long job;
+	long long at;      /* when it was made, Unix seconds */
+	long long elapsed; /* the job's run time, s */
+	size_t nodes;      /* nodes with series; the per-node figures kept: c->n */
+};
+/* The token of h, all and c's nodes (in their order) into tok (len >=
+ * SUMMARY_TOKEN_MAX + 1): the whole job always, then as many nodes as
+ * fit the bound. Returns the nodes kept, or -1 when even the whole job
+ * does not fit. */
+long summary_encode(const struct summary *h, const struct figures *all, const struct cluster *c,
+		    char *tok, size_t len);
+/* The token of job in field (other words in it are left alone): into
+ * *h, *all and c (free c->node). 1 when read, 0 when the field has none,
+ * -1 when it cannot be read (why says). */
+int summary_decode(const char *field, unsigned long job, struct summary *h, struct figures *all,
+		   struct cluster *c, char *why, size_t whylen);
+/* field with tok in place of its own earlier tokens, put first: jobstats
+ * reads from its "JS1:" to the field's end. -1 when out is too small. */
+int summary_field_put(const char *field, const char *tok, char *out, size_t len);
 
 #endif

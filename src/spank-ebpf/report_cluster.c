@@ -25,7 +25,6 @@
  * a little after its start. */
 #define CLUSTER_SLACK_S 120
 #define CLUSTER_NODES_MAX 4096
-#define CLUSTER_NODE_MAX 128
 
 /* The metrics report_take() reads, each asked by itself: a range
  * function drops the metric name, and the labels kept are those it reads. */
@@ -34,18 +33,6 @@ static const char *const cluster_metrics[] = {
 	"sched_runq_latency_seconds_bucket", "sched_runq_latency_seconds_sum",
 	"sched_wait_microseconds_total", "sched_waits_total", "sched_pressure_microseconds_total",
 	"net_tcp_retransmits_total", "net_tcp_connections_total", "oom_kills_total",
-};
-
-struct cluster_node {
-	char name[CLUSTER_NODE_MAX]; /* the instance's host, made printable */
-	char sets[128];              /* from spank_ebpf_job_info, "" unknown */
-	struct figures f;
-};
-
-struct cluster {
-	size_t n;
-	struct cluster_node *node;
-	char failed[700]; /* why Prometheus could not be read; "" when it was */
 };
 
 /* The node of a sample: its instance label without the port ("n1:941",
@@ -141,22 +128,38 @@ static void cluster_time(long long t, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* Where the figures come from: Prometheus, or the job's summary. */
+struct cluster_source {
+	bool summary;
+	const struct summary *h; /* the summary's head, when summary */
+	const char *url;         /* Prometheus', when not */
+};
+
 static void cluster_text(const struct job_range *r, unsigned long job, const struct cluster *c,
-			 const struct figures *all, const char *url)
+			 const struct figures *all, const struct cluster_source *src)
 {
 	char user[4 * sizeof(r->user)], nodes[4 * sizeof(r->nodes)], state[4 * sizeof(r->state)];
-	char from[40], to[40], shown[1200];
+	char from[40], to[40], at[40], shown[1200];
 	struct report_hint h[REPORT_HINTS_MAX];
-	size_t i;
+	size_t i, with = src->summary ? src->h->nodes : c->n;
 	int k, nh;
 
 	cluster_time(r->start, from, sizeof(from));
 	cluster_time(r->end, to, sizeof(to));
-	printf("job %lu (user %s), %s, nodes %s, %s to %s (%lld s), from Prometheus at %s\n", job,
+	printf("job %lu (user %s), %s, nodes %s, %s to %s (%lld s), ", job,
 	       text_printable(r->user, user, sizeof(user)), text_printable(r->state, state, sizeof(state)),
-	       text_printable(r->nodes, nodes, sizeof(nodes)), from, r->end ? to : "now", all->elapsed,
-	       text_printable(url, shown, sizeof(shown)));
-	printf(" whole job (%zu node%s with series):\n", c->n, c->n == 1 ? "" : "s");
+	       text_printable(r->nodes, nodes, sizeof(nodes)), from, r->end ? to : "now", all->elapsed);
+	if (src->summary) {
+		cluster_time(src->h->at, at, sizeof(at));
+		printf("from its summary in Slurm's accounting (made at %s)\n", at);
+	} else {
+		printf("from Prometheus at %s\n", text_printable(src->url, shown, sizeof(shown)));
+	}
+	if (src->summary && with == 0) {
+		printf(" whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)\n");
+		return;
+	}
+	printf(" whole job (%zu node%s with series):\n", with, with == 1 ? "" : "s");
 	report_text_figures(all, 0);
 	nh = report_hints(all, h, REPORT_HINTS_MAX);
 	for (k = 0; k < nh; k++)
@@ -166,10 +169,13 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 		       c->node[i].sets);
 		report_text_figures(&c->node[i].f, 0);
 	}
+	if (c->n < with)
+		printf(" the other %zu nodes: in the whole job's figures only (the summary keeps %zu nodes within its %d bytes)\n",
+		       with - c->n, c->n, SUMMARY_TOKEN_MAX);
 }
 
 static void cluster_json(const struct job_range *r, unsigned long job, const struct cluster *c,
-			 const struct figures *all)
+			 const struct figures *all, const struct cluster_source *src)
 {
 	char s[6 * sizeof(r->nodes)];
 	struct report_hint h[REPORT_HINTS_MAX];
@@ -184,7 +190,12 @@ static void cluster_json(const struct job_range *r, unsigned long job, const str
 		printf("%lld", r->end);
 	else
 		printf("null");
-	printf(",\"source\":\"prometheus\",\"total\":{");
+	if (src->summary)
+		printf(",\"source\":\"summary\",\"summary_at\":%lld,\"nodes_with_series\":%zu", src->h->at,
+		       src->h->nodes);
+	else
+		printf(",\"source\":\"prometheus\",\"nodes_with_series\":%zu", c->n);
+	printf(",\"total\":{");
 	report_json_figures(all);
 	printf("},\"hints\":[");
 	nh = report_hints(all, h, REPORT_HINTS_MAX);
@@ -201,19 +212,76 @@ static void cluster_json(const struct job_range *r, unsigned long job, const str
 	printf("],\"errors\":[]}\n");
 }
 
-int report_cluster(struct cmd *cmd, unsigned long job, bool json)
+int report_cluster_collect(const struct config *cfg, unsigned long job, long long start, long long end,
+			   struct cluster *c, struct figures *all)
 {
-	static struct figures all;
 	struct promapi p = { 0 };
-	struct cluster c = { 0 };
-	struct job_range r;
-	char why[400];
-	long long now = (long long)time(NULL), end, range;
+	long long now = (long long)time(NULL), stop = end ? end : now, range;
 	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	memset(all, 0, sizeof(*all));
+	all->elapsed = stop > start ? stop - start : 0;
+	range = stop - start + 2 * CLUSTER_SLACK_S;
+	p.url = cfg->prometheus;
+	p.cacert = cfg->prometheus_ca;
+	p.netrc = cfg->prometheus_netrc;
+	p.timeout = cfg->timeout;
+	if (cluster_read(c, &p, job, range,
+			 (double)(stop + CLUSTER_SLACK_S < now ? stop + CLUSTER_SLACK_S : now)) < 0) {
+		free(c->node);
+		c->node = NULL;
+		c->n = 0;
+		return -1;
+	}
+	if (c->n > 1)
+		qsort(c->node, c->n, sizeof(c->node[0]), cluster_by_name);
+	for (i = 0; i < c->n; i++) {
+		c->node[i].f.elapsed = all->elapsed;
+		report_runq_total(&c->node[i].f);
+		report_figures_add(all, &c->node[i].f);
+	}
+	report_runq_total(all);
+	return 0;
+}
+
+/* The job's summary from Slurm's accounting, as the caller (sacct: what
+ * PrivateData lets them see). 1 when read, 0 when it has none, -1 when
+ * it cannot be asked or read (said). */
+static int cluster_summary(struct cmd *cmd, unsigned long job, struct summary *h, struct cluster *c,
+			   struct figures *all)
+{
+	static char field[SUMMARY_TOKEN_MAX + 4096];
+	char why[400], shown[1600];
 	int rc;
 
-	if (!cmd->cfg.prometheus[0]) {
-		fprintf(stderr, "spank-ebpf: report: the plugin's line in \"%s\" has no prometheus=: no place to read other nodes' figures from\n",
+	rc = slurmjobs_admin_comment(&cmd->ask, (uint32_t)job, field, sizeof(field), why, sizeof(why));
+	if (rc < 0) {
+		fprintf(stderr, "spank-ebpf: report: Slurm's accounting cannot be asked for job %lu's summary: %s\n",
+			job, text_printable(why, shown, sizeof(shown)));
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	rc = summary_decode(field, job, h, all, c, why, sizeof(why));
+	if (rc < 0)
+		fprintf(stderr, "spank-ebpf: report: job %lu's AdminComment: %s\n", job, why);
+	return rc;
+}
+
+int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summary)
+{
+	static struct figures all;
+	struct cluster c = { 0 };
+	struct cluster_source src = { false, NULL, cmd->cfg.prometheus };
+	struct summary h;
+	struct job_range r;
+	char why[400];
+	long long now = (long long)time(NULL);
+	int rc;
+
+	if (!from_summary && !cmd->cfg.prometheus[0]) {
+		fprintf(stderr, "spank-ebpf: report: the plugin's line in \"%s\" has no prometheus=: no place to read other nodes' figures from (--summary reads the job's summary)\n",
 			cmd->config_path);
 		return EXIT_UNSURE;
 	}
@@ -236,33 +304,47 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json)
 			text_printable(r.state, state, sizeof(state)));
 		return EXIT_ANOMALY;
 	}
-	end = r.end ? r.end : now;
-	memset(&all, 0, sizeof(all));
-	all.elapsed = end > r.start ? end - r.start : 0;
-	range = end - r.start + 2 * CLUSTER_SLACK_S;
-	p.url = cmd->cfg.prometheus;
-	p.cacert = cmd->cfg.prometheus_ca;
-	p.netrc = cmd->cfg.prometheus_netrc;
-	p.timeout = cmd->cfg.timeout;
-	if (cluster_read(&c, &p, job, range,
-			 (double)(end + CLUSTER_SLACK_S < now ? end + CLUSTER_SLACK_S : now)) < 0) {
-		/* promapi's words are printable already. */
-		fprintf(stderr, "spank-ebpf: report: Prometheus cannot be read: %s\n", c.failed);
-		free(c.node);
-		return EXIT_UNSURE;
+	if (!from_summary) {
+		if (report_cluster_collect(&cmd->cfg, job, r.start, r.end, &c, &all) < 0) {
+			/* promapi's words are printable already. */
+			fprintf(stderr, "spank-ebpf: report: Prometheus cannot be read: %s\n", c.failed);
+			if (!r.end)
+				return EXIT_UNSURE;
+			rc = cluster_summary(cmd, job, &h, &c, &all);
+			if (rc <= 0) {
+				if (rc == 0)
+					fprintf(stderr, "spank-ebpf: report: job %lu has no summary in Slurm's accounting either\n",
+						job);
+				return EXIT_UNSURE;
+			}
+			fprintf(stderr, "spank-ebpf: report: job %lu ended: its summary in Slurm's accounting instead\n",
+				job);
+			src.summary = true;
+		} else if (c.n == 0 && r.end) {
+			/* Nothing in Prometheus any more (its retention passed, or
+			 * its data was deleted): the summary, if the job has one. */
+			rc = cluster_summary(cmd, job, &h, &c, &all);
+			if (rc == 1)
+				src.summary = true;
+			else
+				c.n = 0;
+		}
 	}
-	if (c.n > 1)
-		qsort(c.node, c.n, sizeof(c.node[0]), cluster_by_name);
-	for (i = 0; i < c.n; i++) {
-		c.node[i].f.elapsed = all.elapsed;
-		report_runq_total(&c.node[i].f);
-		report_figures_add(&all, &c.node[i].f);
+	if (from_summary) {
+		rc = cluster_summary(cmd, job, &h, &c, &all);
+		if (rc <= 0) {
+			if (rc == 0)
+				fprintf(stderr, "spank-ebpf: report: job %lu has no summary in Slurm's accounting (stored at the end of a job that asked for --ebpf, by spank-ebpf summary as EpilogSlurmctld)\n",
+					job);
+			return rc == 0 ? EXIT_ANOMALY : EXIT_UNSURE;
+		}
+		src.summary = true;
 	}
-	report_runq_total(&all);
+	src.h = &h;
 	if (json)
-		cluster_json(&r, job, &c, &all);
+		cluster_json(&r, job, &c, &all, &src);
 	else
-		cluster_text(&r, job, &c, &all, cmd->cfg.prometheus);
+		cluster_text(&r, job, &c, &all, &src);
 	free(c.node);
 	return EXIT_OK;
 }

@@ -65,11 +65,13 @@ done <<'EOF2'
 check-config [--sets] FILE|-;check-config --sets FILE|-
 exporter [--check] SET;exporter [--check] SET
 admit SET;admit SET
-report [--json] [--cluster] [--squeue=PATH] [--socket=PATH] JOBID;report [--json] [--socket=PATH] JOBID
-report [--json] [--cluster] [--squeue=PATH] [--socket=PATH] JOBID;report --cluster [--json] [--squeue=PATH] JOBID
+report [--json] [--cluster] [--summary] [--squeue=PATH] [--socket=PATH] JOBID;report [--json] [--socket=PATH] JOBID
+report [--json] [--cluster] [--summary] [--squeue=PATH] [--socket=PATH] JOBID;report --cluster [--json] [--squeue=PATH] JOBID
 report --peer;report --peer
+summary [--print] [--wait=SECONDS] [--squeue=PATH] JOBID;summary [--print] [--wait=SECONDS] [--squeue=PATH] JOBID
+epilog-slurmctld [--print] [--wait=SECONDS] [--squeue=PATH];epilog-slurmctld [--print] [--wait=SECONDS] [--squeue=PATH]
 EOF2
-for c in "check-config --sets" exporter admit report; do
+for c in "check-config --sets" exporter admit report summary; do
 	like "spank-ebpf(8): EXIT STATUS covers $c" "$cexit" "[(,] ?$c[),:]"
 done
 like "spank-ebpf(8): report: another user's job, the same words as none" "$ccmds" 'report: job 42 holds no probe set on this node \(or is not yours\)'

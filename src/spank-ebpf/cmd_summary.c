@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* summary: at a job's end, its figures from Prometheus (every node, the
+ * whole job) kept in Slurm's accounting, so that `report` can give them
+ * once Prometheus has not. Run by slurmctld as EpilogSlurmctld (as
+ * SlurmUser, by path, without arguments), like jobstats: the controller
+ * sees the whole job once it has ended on every node, and SlurmUser may
+ * change its record (sacctmgr); a node's epilog sees one node. The token
+ * goes first in AdminComment, before whatever the field holds (an
+ * admin's text, jobstats' JS1: token, which it reads to the field's
+ * end). As
+ * EpilogSlurmctld it always exits 0: the job has ended, nothing of it
+ * may fail for the summary. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobhook.h"
+#include "log.h"
+#include "promapi.h"
+#include "report.h"
+#include "spank-ebpf.h"
+#include "text.h"
+
+/* How long the controller waits for Prometheus' scrape after the job's
+ * end (its last figures), asking every 2 s. */
+#define SUMMARY_WAIT_S 30
+/* The AdminComment the summary is put into: the token and a site's own. */
+#define SUMMARY_FIELD_MAX (SUMMARY_TOKEN_MAX + 16384)
+
+enum { OPT_PRINT, OPT_WAIT, OPT_SQUEUE, NOPTS };
+
+const struct option_spec summary_options[] = {
+	[OPT_PRINT] = { "print", NULL, "print the token instead of storing it", 0 },
+	[OPT_WAIT] = { "wait", "SECONDS", "at most this long for Prometheus' last scrape, and for accounting's record (default 30 each)", 0 },
+	[OPT_SQUEUE] = { "squeue", "PATH", "the squeue to ask (sacct and sacctmgr beside it)", 0 },
+	[NOPTS] = { NULL, NULL, NULL, 0 },
+};
+
+/* Has Prometheus scraped the job's series since its end (or have they
+ * all gone stale: their sets stopped)? Asked until it has, or wait_s. */
+static void summary_wait_scrape(const struct config *cfg, unsigned long job, long long end, int wait_s)
+{
+	struct promapi p = { .url = cfg->prometheus, .cacert = cfg->prometheus_ca,
+			     .netrc = cfg->prometheus_netrc, .timeout = cfg->timeout };
+	long long t0 = (long long)time(NULL);
+	char q[256], err[600];
+
+	snprintf(q, sizeof(q), "max(timestamp({__name__=~\"" REPORT_METRIC_PREFIX ".+\",jobid=\"%lu\"}))",
+		 job);
+	for (;;) {
+		struct promapi_vector v;
+		long long now = (long long)time(NULL);
+		bool done;
+
+		if (promapi_query(&p, q, (double)now, &v, err, sizeof(err)) < 0) {
+			log_msg(LOG_INFO, "Prometheus cannot be asked for the job's last scrape: %s", err);
+			return;
+		}
+		done = v.n == 0 || v.s[0].value >= (double)end;
+		promapi_vector_free(&v);
+		if (done || now - t0 >= wait_s)
+			return;
+		sleep(2);
+	}
+}
+
+/* The job's summary made from Prometheus into tok; the nodes kept, or
+ * -1 (said). */
+static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *tok, size_t len,
+			 struct summary *h)
+{
+	static struct figures all;
+	struct cluster c = { 0 };
+	struct job_range r;
+	char why[400];
+	long kept;
+	int rc;
+
+	cmd->ask.timeout = cmd->cfg.timeout;
+	rc = slurmjobs_range(&cmd->ask, (uint32_t)job, &r, why, sizeof(why));
+	if (rc <= 0) {
+		log_msg(LOG_ERROR, "no summary: Slurm %s", rc < 0 ? why : "knows no such job");
+		return -1;
+	}
+	if (!r.start) {
+		log_msg(LOG_INFO, "no summary: the job never started");
+		return -1;
+	}
+	/* Ended (slurmctld runs us then), though accounting may not have its
+	 * end yet. */
+	if (!r.end)
+		r.end = (long long)time(NULL);
+	summary_wait_scrape(&cmd->cfg, job, r.end, wait_s);
+	if (report_cluster_collect(&cmd->cfg, job, r.start, r.end, &c, &all) < 0) {
+		log_msg(LOG_ERROR, "no summary: Prometheus cannot be read: %s", c.failed);
+		return -1;
+	}
+	h->job = job;
+	h->at = (long long)time(NULL);
+	h->elapsed = all.elapsed;
+	h->nodes = c.n;
+	kept = summary_encode(h, &all, &c, tok, len);
+	free(c.node);
+	if (kept < 0)
+		log_msg(LOG_ERROR, "no summary: even the whole job's figures exceed %d bytes", SUMMARY_TOKEN_MAX);
+	return kept;
+}
+
+/* The token into the job's AdminComment in Slurm's accounting, before
+ * what it holds. The job has ended: slurmctld refuses to update it, so
+ * its record is changed in slurmdbd (sacctmgr, as jobstats does), once
+ * accounting has its end (asked every 2 s, for up to wait_s). */
+static int summary_store(struct cmd *cmd, unsigned long job, const char *tok, int wait_s)
+{
+	static char field[SUMMARY_FIELD_MAX], out[SUMMARY_FIELD_MAX + SUMMARY_TOKEN_MAX + 2];
+	struct job_acct a = { .field = field, .len = sizeof(field) };
+	long long t0 = (long long)time(NULL);
+	char why[400];
+	int rc;
+
+	for (;;) {
+		rc = slurmjobs_acct_record(&cmd->ask, (uint32_t)job, &a, why, sizeof(why));
+		if (rc < 0) {
+			log_msg(LOG_ERROR, "not stored: %s", why);
+			return -1;
+		}
+		if ((rc == 1 && a.ended) || (long long)time(NULL) - t0 >= wait_s)
+			break;
+		sleep(2);
+	}
+	if (rc == 0 || !a.ended) {
+		log_msg(LOG_ERROR, "not stored: Slurm's accounting %s after %d s",
+			rc == 0 ? "does not list the job" : "has not its end", wait_s);
+		return -1;
+	}
+	if (summary_field_put(field, tok, out, sizeof(out)) < 0) {
+		log_msg(LOG_ERROR, "not stored: its AdminComment and the summary exceed %zu bytes", sizeof(out) - 1);
+		return -1;
+	}
+	if (slurmjobs_set_admin_comment(&cmd->ask, a.selector, out, why, sizeof(why)) < 0) {
+		log_msg(LOG_ERROR, "not stored: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_summary(struct cmd *cmd)
+{
+	static char tok[SUMMARY_TOKEN_MAX + 1];
+	const char *vals[NOPTS] = { NULL }, *pos[1] = { NULL };
+	bool epilog = !strcmp(cmd->name, "epilog-slurmctld");
+	unsigned long job;
+	struct summary h;
+	int npos, rc, wait_s = SUMMARY_WAIT_S;
+	long kept;
+	char *end;
+
+	rc = parse_options(cmd, vals, pos, epilog ? 0 : 1, &npos);
+	if (rc)
+		return rc;
+	if (epilog) {
+		const char *env = getenv("SLURM_JOB_ID");
+
+		job = env ? strtoul(env, &end, 10) : 0;
+		if (!env || *end || end == env)
+			job = 0;
+	} else {
+		if (npos != 1)
+			return usage_error(cmd, "which job?");
+		job = strtoul(pos[0], &end, 10);
+		if (*end || end == pos[0])
+			job = 0;
+	}
+	if (job == 0 || job > 0xfffffffdul) {
+		if (epilog)
+			return EXIT_OK;
+		return usage_error(cmd, "\"%.40s\" is not a job ID", pos[0]);
+	}
+	if (vals[OPT_WAIT]) {
+		wait_s = (int)strtol(vals[OPT_WAIT], &end, 10);
+		if (*end || end == vals[OPT_WAIT] || wait_s < 0 || wait_s > 300)
+			return usage_error(cmd, "--wait takes 0 to 300 seconds");
+	}
+	if (vals[OPT_SQUEUE]) {
+		if (vals[OPT_SQUEUE][0] != '/')
+			return usage_error(cmd, "--squeue needs an absolute path");
+		cmd->ask.squeue = vals[OPT_SQUEUE];
+	}
+	log_to_stderr(epilog);
+	log_set_context("summary job %lu", job);
+	if (load_config(cmd) < 0)
+		return epilog ? EXIT_OK : EXIT_UNSURE;
+	/* EpilogSlurmctld runs for every job: only those the sets observed
+	 * (asked for --ebpf, or mode=always) cost a question. */
+	if (epilog && !jobhook_request() && cmd->cfg.mode != MODE_ALWAYS)
+		return EXIT_OK;
+	if (!cmd->cfg.prometheus[0]) {
+		log_msg(LOG_ERROR, "no summary: the plugin's line in \"%s\" has no prometheus=", cmd->config_path);
+		return epilog ? EXIT_OK : EXIT_UNSURE;
+	}
+	kept = summary_make(cmd, job, wait_s, tok, sizeof(tok), &h);
+	if (kept < 0)
+		return epilog ? EXIT_OK : EXIT_UNSURE;
+	if (vals[OPT_PRINT]) {
+		printf("%s\n", tok);
+		return EXIT_OK;
+	}
+	if (summary_store(cmd, job, tok, wait_s) < 0)
+		return epilog ? EXIT_OK : EXIT_UNSURE;
+	if (h.nodes == 0)
+		log_msg(LOG_INFO, "stored in its AdminComment: no figures (no series of it reached Prometheus)");
+	else
+		log_msg(LOG_INFO, "stored in its AdminComment: %ld of %zu nodes, %zu bytes", kept, h.nodes,
+			strlen(tok));
+	return EXIT_OK;
+}

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The job summary in Slurm's accounting: "SE1:" + base32 of lines
+ *
+ *   v1 job=42 at=1764000000 elapsed=95 nodes=2 kept=2
+ *   f * sets=io io=0,8192000,0 l1=0.002:0/0.004:1999/0.008:2000
+ *   f n1 sets=io io=0,4096000,0 l1=...
+ *
+ * "f *" is the whole job, each other "f" a node. A histogram keeps only
+ * the buckets its quantiles read (a bound where the count grows, and the
+ * one below it), so the report gives the same figures from the summary as
+ * from Prometheus. The whole job always fits the bound; nodes follow in
+ * name order while they fit. Read back strictly: the field is a site's
+ * too, and a token that does not read is said, never half-used. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b32.h"
+#include "report.h"
+
+/* The raw text's bound: what SUMMARY_TOKEN_MAX holds once encoded. */
+#define SUMMARY_RAW_MAX ((SUMMARY_TOKEN_MAX - (sizeof(SUMMARY_TAG) - 1)) * 5 / 8)
+#define SUMMARY_HEAD_MAX 128
+
+struct summary_buf {
+	char *p;
+	size_t len, max;
+	bool full;
+};
+
+static void summary_put(struct summary_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void summary_put(struct summary_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->full)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->len, b->max - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= b->max - b->len)
+		b->full = true;
+	else
+		b->len += (size_t)n;
+}
+
+/* A name as the summary keeps it: what a node or set name holds, any
+ * other byte as '?'; never empty. */
+static bool summary_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       strchr("._-:[]?", c);
+}
+
+static void summary_put_name(struct summary_buf *b, const char *name, bool commas)
+{
+	char out[CLUSTER_NODE_MAX];
+	size_t i;
+
+	for (i = 0; name[i] && i < sizeof(out) - 1; i++)
+		out[i] = summary_name_char(name[i]) || (commas && name[i] == ',') ? name[i] : '?';
+	out[i] = '\0';
+	summary_put(b, "%s", i ? out : "-");
+}
+
+static void summary_put_hist(struct summary_buf *b, const char *key, const struct prom_hist *h)
+{
+	int i;
+	bool first = true;
+
+	if (h->n == 0 || h->cum[h->n - 1] <= 0)
+		return;
+	summary_put(b, " %s=", key);
+	for (i = 0; i < h->n; i++) {
+		double prev = i ? h->cum[i - 1] : 0;
+		bool grows = h->cum[i] != prev;
+		bool below_growth = i + 1 < h->n && h->cum[i + 1] != h->cum[i];
+
+		if (!grows && !below_growth)
+			continue;
+		if (isinf(h->le[i]))
+			summary_put(b, "%sinf:%.15g", first ? "" : "/", h->cum[i]);
+		else
+			summary_put(b, "%s%.9g:%.15g", first ? "" : "/", h->le[i], h->cum[i]);
+		first = false;
+	}
+}
+
+/* One "f" line: f's figures, nothing for what it has not. */
+static void summary_put_figures(struct summary_buf *b, const char *name, const char *sets,
+				const struct figures *f)
+{
+	char key[4];
+	int i;
+
+	summary_put(b, "f ");
+	if (!strcmp(name, "*"))
+		summary_put(b, "*");
+	else
+		summary_put_name(b, name, false);
+	summary_put(b, " sets=");
+	summary_put_name(b, sets, true);
+	if (f->io) {
+		summary_put(b, " io=%.15g,%.15g,%.15g", f->io_bytes[OP_READ], f->io_bytes[OP_WRITE],
+			    f->io_bytes[OP_OTHER]);
+		for (i = 0; i < OPS; i++) {
+			snprintf(key, sizeof(key), "l%d", i);
+			summary_put_hist(b, key, &f->io_lat[i]);
+		}
+	}
+	if (f->sched) {
+		summary_put(b, " qs=%.15g,%.15g,%.15g,%.15g", f->runq_sum[0], f->runq_sum[1], f->runq_sum[2],
+			    f->runq_sum[3]);
+		for (i = 0; i < BEHINDS; i++) {
+			snprintf(key, sizeof(key), "q%d", i);
+			summary_put_hist(b, key, &f->runq_by[i]);
+		}
+	}
+	if (f->cpu)
+		summary_put(b, " cpu=%.15g,%.15g,%.15g,%d", f->wait_us, f->waits, f->pressure_us,
+			    f->cpu_nodes);
+	if (f->net)
+		summary_put(b, " net=%.15g,%.15g,%.15g", f->retransmits, f->connects, f->accepts);
+	if (f->oom)
+		summary_put(b, " oom=%.15g", f->oom_kills);
+	summary_put(b, "\n");
+}
+
+long summary_encode(const struct summary *h, const struct figures *all, const struct cluster *c,
+		    char *tok, size_t len)
+{
+	static char raw[SUMMARY_RAW_MAX + 1], line[SUMMARY_RAW_MAX + 1];
+	struct summary_buf body = { raw + SUMMARY_HEAD_MAX, 0, SUMMARY_RAW_MAX - SUMMARY_HEAD_MAX + 1, false };
+	char head[SUMMARY_HEAD_MAX];
+	size_t kept, hl;
+	int n;
+
+	if (len < SUMMARY_TOKEN_MAX + 1)
+		return -1;
+	summary_put_figures(&body, "*", "", all);
+	if (body.full)
+		return -1;
+	for (kept = 0; kept < c->n; kept++) {
+		struct summary_buf l = { line, 0, sizeof(line), false };
+
+		summary_put_figures(&l, c->node[kept].name, c->node[kept].sets, &c->node[kept].f);
+		if (l.full || body.len + l.len >= body.max)
+			break;
+		memcpy(body.p + body.len, line, l.len + 1);
+		body.len += l.len;
+	}
+	n = snprintf(head, sizeof(head), "v1 job=%lu at=%lld elapsed=%lld nodes=%zu kept=%zu\n", h->job,
+		     h->at, h->elapsed, h->nodes, kept);
+	if (n < 0 || (size_t)n >= sizeof(head))
+		return -1;
+	hl = (size_t)n;
+	/* The head right before the body, in the room left for it. */
+	memcpy(raw + SUMMARY_HEAD_MAX - hl, head, hl);
+	memcpy(tok, SUMMARY_TAG, sizeof(SUMMARY_TAG) - 1);
+	if (b32_encode(raw + SUMMARY_HEAD_MAX - hl, hl + body.len, tok + sizeof(SUMMARY_TAG) - 1,
+		       len - (sizeof(SUMMARY_TAG) - 1)) < 0)
+		return -1;
+	return (long)kept;
+}
+
+/* The token's word in field: its tag in either case (Slurm 22.05's
+ * sacctmgr stores "se1:"), after a blank or at the start, up to the next
+ * blank. NULL when none. */
+static const char *summary_find(const char *field, size_t *n)
+{
+	const char *p;
+
+	for (p = field; (p = strcasestr(p, SUMMARY_TAG)); p++) {
+		if (p == field || p[-1] == ' ') {
+			*n = strcspn(p, " \t\r\n");
+			return p;
+		}
+	}
+	return NULL;
+}
+
+int summary_field_put(const char *field, const char *tok, char *out, size_t len)
+{
+	const char *p = field, *w;
+	size_t o, n, rest;
+	int k;
+
+	k = snprintf(out, len, "%s ", tok);
+	if (k < 0 || (size_t)k >= len)
+		return -1;
+	o = (size_t)k;
+	/* The rest of the field as it was (text an admin wrote, jobstats'
+	 * JS1: last), without earlier tokens and the blank after each. */
+	while ((w = summary_find(p, &n)) || *p) {
+		rest = w ? (size_t)(w - p) : strlen(p);
+		if (o + rest >= len)
+			return -1;
+		memcpy(out + o, p, rest);
+		o += rest;
+		if (!w)
+			break;
+		p = w + n;
+		if (*p == ' ')
+			p++;
+	}
+	/* No rest, or one that ended in a token: no blank at the end. */
+	while (o > strlen(tok) && out[o - 1] == ' ')
+		o--;
+	out[o] = '\0';
+	return 0;
+}
+
+/* --- reading ----------------------------------------------------------- */
+
+/* A count: finite, 0 or more, the whole text. */
+static int summary_number(const char *s, size_t n, double *v)
+{
+	char buf[40], *end;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (!strchr("0123456789.", buf[0]))
+		return -1;
+	*v = strtod(buf, &end);
+	return *end || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+/* "a,b,c" into v[0..n-1]: exactly n numbers. */
+static int summary_numbers(const char *s, double *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		size_t l = strcspn(s, ",");
+
+		if (summary_number(s, l, &v[i]) < 0)
+			return -1;
+		s += l;
+		if (i + 1 < n && *s++ != ',')
+			return -1;
+	}
+	return *s ? -1 : 0;
+}
+
+/* "le:cum/le:cum..." into h: bounds rising, counts not falling. */
+static int summary_hist(const char *s, struct prom_hist *h)
+{
+	double last_le = -1, last_cum = 0;
+
+	memset(h, 0, sizeof(*h));
+	while (*s) {
+		size_t l = strcspn(s, ":"), m;
+		double le, cum;
+
+		if (l == 3 && !strncmp(s, "inf", 3))
+			le = INFINITY;
+		else if (summary_number(s, l, &le) < 0)
+			return -1;
+		if (s[l] != ':')
+			return -1;
+		s += l + 1;
+		m = strcspn(s, "/");
+		if (summary_number(s, m, &cum) < 0 || le <= last_le || cum < last_cum ||
+		    h->n == PROM_BUCKETS_MAX || isinf(last_le))
+			return -1;
+		prom_hist_bucket(h, le, cum);
+		last_le = le;
+		last_cum = cum;
+		s += m;
+		if (*s == '/' && !*++s)
+			return -1;
+	}
+	return h->n ? 0 : -1;
+}
+
+/* One key=value of an "f" line into f. Unknown keys: a newer release's,
+ * left alone. */
+static int summary_take(struct figures *f, char *sets, size_t setslen, const char *key, size_t kl,
+			const char *val)
+{
+	double v[4];
+
+	if (kl == 4 && !strncmp(key, "sets", 4)) {
+		size_t i;
+
+		for (i = 0; val[i]; i++)
+			if (!summary_name_char(val[i]) && val[i] != ',')
+				return -1;
+		snprintf(sets, setslen, "%s", strcmp(val, "-") ? val : "");
+	} else if (kl == 2 && !strncmp(key, "io", 2)) {
+		if (summary_numbers(val, v, 3) < 0)
+			return -1;
+		f->io = true;
+		memcpy(f->io_bytes, v, sizeof(f->io_bytes));
+	} else if (kl == 2 && key[0] == 'l' && key[1] >= '0' && key[1] < '0' + OPS) {
+		f->io = true;
+		return summary_hist(val, &f->io_lat[key[1] - '0']);
+	} else if (kl == 2 && !strncmp(key, "qs", 2)) {
+		if (summary_numbers(val, v, 4) < 0)
+			return -1;
+		f->sched = true;
+		memcpy(f->runq_sum, v, sizeof(f->runq_sum));
+	} else if (kl == 2 && key[0] == 'q' && key[1] >= '0' && key[1] < '0' + BEHINDS) {
+		f->sched = true;
+		return summary_hist(val, &f->runq_by[key[1] - '0']);
+	} else if (kl == 3 && !strncmp(key, "cpu", 3)) {
+		if (summary_numbers(val, v, 4) < 0 || v[3] > 1e6)
+			return -1;
+		f->cpu = true;
+		f->wait_us = v[0];
+		f->waits = v[1];
+		f->pressure_us = v[2];
+		f->cpu_nodes = (int)v[3];
+	} else if (kl == 3 && !strncmp(key, "net", 3)) {
+		if (summary_numbers(val, v, 3) < 0)
+			return -1;
+		f->net = true;
+		f->retransmits = v[0];
+		f->connects = v[1];
+		f->accepts = v[2];
+	} else if (kl == 3 && !strncmp(key, "oom", 3)) {
+		if (summary_numbers(val, v, 1) < 0)
+			return -1;
+		f->oom = true;
+		f->oom_kills = v[0];
+	}
+	return 0;
+}
+
+/* An "f" line (without "f "): its name, sets and figures. */
+static int summary_figures_line(char *line, char *name, size_t namelen, char *sets, size_t setslen,
+				struct figures *f)
+{
+	char *w, *save;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	sets[0] = '\0';
+	w = strtok_r(line, " ", &save);
+	if (!w || strlen(w) >= namelen)
+		return -1;
+	for (i = 0; w[i]; i++)
+		if (!summary_name_char(w[i]) && strcmp(w, "*"))
+			return -1;
+	snprintf(name, namelen, "%s", w);
+	while ((w = strtok_r(NULL, " ", &save))) {
+		char *eq = strchr(w, '=');
+
+		if (!eq || eq == w || summary_take(f, sets, setslen, w, (size_t)(eq - w), eq + 1) < 0)
+			return -1;
+	}
+	report_runq_total(f);
+	return 0;
+}
+
+static int summary_head(const char *line, unsigned long job, struct summary *h, size_t *kept)
+{
+	unsigned long long j, nodes, k;
+	long long at, elapsed;
+	int used = 0;
+
+	if (sscanf(line, "v1 job=%llu at=%lld elapsed=%lld nodes=%llu kept=%llu%n", &j, &at, &elapsed,
+		   &nodes, &k, &used) != 5 || line[used] != '\0')
+		return -1;
+	if (j != job || at < 0 || elapsed < 0 || k > nodes || nodes > 1000000)
+		return -1;
+	h->job = job;
+	h->at = at;
+	h->elapsed = elapsed;
+	h->nodes = (size_t)nodes;
+	*kept = (size_t)k;
+	return 0;
+}
+
+int summary_decode(const char *field, unsigned long job, struct summary *h, struct figures *all,
+		   struct cluster *c, char *why, size_t whylen)
+{
+	static unsigned char raw[SUMMARY_RAW_MAX + 4];
+	const char *tok;
+	char *line, *save;
+	size_t n, kept = 0;
+	long got;
+	bool whole = false;
+
+	memset(c, 0, sizeof(*c));
+	memset(all, 0, sizeof(*all));
+	tok = summary_find(field, &n);
+	if (!tok)
+		return 0;
+	n -= sizeof(SUMMARY_TAG) - 1;
+	got = b32_decode(tok + sizeof(SUMMARY_TAG) - 1, n, raw, sizeof(raw));
+	if (got < 0 || memchr(raw, '\0', (size_t)got)) {
+		snprintf(why, whylen, "its summary is not base32 text");
+		return -1;
+	}
+	line = strtok_r((char *)raw, "\n", &save);
+	if (!line || summary_head(line, job, h, &kept) < 0) {
+		snprintf(why, whylen, "its summary's first line is not one this release reads (v1, for job %lu)",
+			 job);
+		return -1;
+	}
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char name[CLUSTER_NODE_MAX], sets[128];
+		struct figures f;
+
+		if (strncmp(line, "f ", 2) || summary_figures_line(line + 2, name, sizeof(name), sets,
+								       sizeof(sets), &f) < 0)
+			goto damaged;
+		f.elapsed = h->elapsed;
+		if (!strcmp(name, "*") && !whole) {
+			*all = f;
+			whole = true;
+		} else if (strcmp(name, "*") && whole && c->n < kept) {
+			struct cluster_node *nd;
+
+			if (c->n % 16 == 0) {
+				nd = realloc(c->node, (c->n + 16) * sizeof(*nd));
+				if (!nd)
+					goto damaged;
+				c->node = nd;
+			}
+			nd = &c->node[c->n++];
+
+			snprintf(nd->name, sizeof(nd->name), "%s", name);
+			snprintf(nd->sets, sizeof(nd->sets), "%s", sets);
+			nd->f = f;
+		} else {
+			goto damaged;
+		}
+	}
+	if (!whole || c->n != kept)
+		goto damaged;
+	return 1;
+damaged:
+	snprintf(why, whylen, "its summary is damaged (a line this release cannot read)");
+	free(c->node);
+	memset(c, 0, sizeof(*c));
+	return -1;
+}
