@@ -216,8 +216,17 @@ int report_cluster_collect(const struct config *cfg, unsigned long job, long lon
 			   struct cluster *c, struct figures *all)
 {
 	struct promapi p = { 0 };
-	long long now = (long long)time(NULL), stop = end ? end : now, range;
+	struct timespec ts;
+	long long now, stop, range;
+	double at;
 	size_t i;
+
+	/* Prometheus is asked at the present to the millisecond: samples
+	 * scraped earlier in this second count (a short job's may all be). */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (long long)ts.tv_sec;
+	stop = end ? end : now;
+	at = stop + CLUSTER_SLACK_S < now ? (double)(stop + CLUSTER_SLACK_S) : (double)ts.tv_sec + ts.tv_nsec / 1e9;
 
 	memset(c, 0, sizeof(*c));
 	memset(all, 0, sizeof(*all));
@@ -227,8 +236,7 @@ int report_cluster_collect(const struct config *cfg, unsigned long job, long lon
 	p.cacert = cfg->prometheus_ca;
 	p.netrc = cfg->prometheus_netrc;
 	p.timeout = cfg->timeout;
-	if (cluster_read(c, &p, job, range,
-			 (double)(stop + CLUSTER_SLACK_S < now ? stop + CLUSTER_SLACK_S : now)) < 0) {
+	if (cluster_read(c, &p, job, range, at) < 0) {
 		free(c->node);
 		c->node = NULL;
 		c->n = 0;
