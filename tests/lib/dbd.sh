@@ -154,6 +154,12 @@ dbd_start() {
 	ct timeout 120 systemctl start slurmdbd.service || _dbd_fail "slurmdbd did not start" slurmdbd.service
 	_dbd_wait_answers
 	_dbd_associations "$@"
+	# The cluster's ID slurmctld keeps from its runs without accounting
+	# (or from an earlier database): from 23.x on it refuses to run when
+	# slurmdbd gave the cluster another ("CLUSTER ID MISMATCH", seen on
+	# 24.11 at the restart after the first); without it, slurmctld takes
+	# slurmdbd's.
+	rm -f "$NODE_ROOT$(_dbd_ctld_state)/clustername"
 	sys_cluster_start
 	wait_until 60 "slurmctld registered with slurmdbd" _dbd_registered ||
 		_dbd_fail "slurmctld did not register with slurmdbd" slurmctld.service slurmdbd.service

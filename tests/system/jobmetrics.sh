@@ -100,7 +100,9 @@ _jm_ready() {
 jm_monitoring_start() {
 	echo "ARGS=\"--web.listen-address=$JM_NODE --collector.disable-defaults --collector.textfile --collector.textfile.directory=$JM_TEXTFILE\"" \
 		>"$NODE_ROOT/etc/default/prometheus-node-exporter"
-	echo "ARGS=\"--web.listen-address=$JM_PROM\"" >"$NODE_ROOT/etc/default/prometheus"
+	# The admin API: scn_jm_summary deletes a job's series, as a site's
+	# retention would.
+	echo "ARGS=\"--web.listen-address=$JM_PROM --web.enable-admin-api\"" >"$NODE_ROOT/etc/default/prometheus"
 	cat >"$NODE_ROOT/etc/prometheus/prometheus.yml" <<EOT
 global:
   scrape_interval: 1s
@@ -344,6 +346,136 @@ jm_report_ended() {
 	sed -i '/^PrivateData=jobs$/d' "$NODE_ROOT/etc/slurm/slurm.conf"
 	ct scontrol reconfigure >/dev/null 2>&1
 	rm -f "$NODE_ROOT/etc/slurm/login-plugstack.conf"
+}
+
+# _jm_acct_comment JOB RUN: JOB's AdminComment as sacct shows it, run by
+# RUN (ct: root, ctu: the test user).
+_jm_acct_comment() {
+	"$2" timeout 20 sacct -X -n -P -j "$1" -o AdminComment 2>&1
+}
+
+_jm_summary_stored() {
+	case $(_jm_acct_comment "$1" ct) in SE1:* | se1:*) return 0 ;; esac
+	return 1
+}
+
+# _jm_prom_delete JOB: every series of JOB deleted from Prometheus' store
+# (its admin API), as its retention would drop them.
+_jm_prom_delete() {
+	ct python3 - "$JM_PROM" "$1" <<'PYEOF'
+import sys, urllib.parse, urllib.request
+base, job = "http://%s/api/v1/admin/tsdb/" % sys.argv[1], sys.argv[2]
+q = urllib.parse.urlencode({"match[]": '{jobid="%s"}' % job})
+for path in ("delete_series?" + q, "clean_tombstones"):
+    urllib.request.urlopen(urllib.request.Request(base + path, method="POST"), timeout=30).read()
+PYEOF
+}
+
+# _jm_sacctmgr_keeps_case: this Slurm's sacctmgr stores AdminComment as
+# given (23.02 and later; 22.05 lowercases it).
+_jm_sacctmgr_keeps_case() {
+	dpkg --compare-versions "$SLURM_VERSION" ge 23.02
+}
+
+# The job summary in Slurm's accounting (issue 33): slurmdbd on MariaDB,
+# EpilogSlurmctld=spank-ebpf, the plugin's line with prometheus=. A job
+# of the test user asks --ebpf=io and does its direct writes; an admin's
+# text and jobstats' token are in its AdminComment before its end; a job
+# of another user did not ask. After the end the field holds the summary
+# first and the rest as it was (as this Slurm's sacctmgr stores it); the
+# user's report from a login node's line gives the writes from
+# Prometheus, then, the job's series deleted there, from the summary,
+# the same bytes; with slurmdbd's PrivateData=jobs another user gets
+# nothing of it.
+scn_jm_summary() {
+	local a b out want js1 field prom login=/etc/slurm/login-plugstack.conf
+	_real_have || return 0
+	real_setup
+	_real_sets_file "$JM_TEXTFILE" >"$NODE_ROOT$SYS_SETS_FILE"
+	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+	ct id "$JM_OTHER" >/dev/null 2>&1 || ct useradd -m -s /bin/sh "$JM_OTHER"
+	dbd_start "$SYS_USER" "$JM_OTHER"
+	# dbd_stop restores slurm.conf as dbd_start found it: these lines too.
+	# PrivateData=jobs (slurmctld's, for squeue) from the start: a
+	# reconfigure later would, from 24.11, re-exec slurmctld, which sends
+	# the ended job's record again, with its own AdminComment, over the
+	# summary (seen on trixie).
+	printf 'EpilogSlurmctld=%s\nPrivateData=jobs\n' "$SYS_ADMIN_CMD" >>"$NODE_ROOT/etc/slurm/slurm.conf"
+	plugin_args mode=opt-in "sets=$SYS_SETS_FILE" "prometheus=http://$JM_PROM/"
+	sys_cluster_start || bail "the cluster did not restart with EpilogSlurmctld="
+	jm_monitoring_start
+	a=$(submit_work jm-sum --ebpf=io) || { is "summary: sbatch --ebpf=io accepted" no yes; return; }
+	b=$(SYS_USER=$JM_OTHER submit_work jm-sum-b) || { is "summary: the other user's sbatch accepted" no yes; return; }
+	wait_started jm-sum
+	wait_started jm-sum-b
+	ok_if "summary: job $a's payload moved into job_$a" jm_place "$a" jm-sum
+	ok_if "summary: Prometheus has job $a's writes" \
+		wait_until 60 "job $a's writes in Prometheus" _jm_has "ebpf_exporter_spank_io_bytes_total{jobid=\"$a\",operation=\"write\"} > 0"
+	js1=$(python3 -c 'import base64,gzip,json; print("JS1:" + base64.b64encode(gzip.compress(json.dumps({"nodes": {"n1": {"cpus": 1}}}).encode())).decode())')
+	ok_if "summary: root sets job $a's AdminComment while it runs: an admin's text, jobstats' token" \
+		ct scontrol update "JobId=$a" "AdminComment=Reviewed by the admins $js1"
+	release jm-sum
+	release jm-sum-b
+	wait_job_done "$a"
+	wait_job_done "$b"
+	want=$(promql "sum(max_over_time(ebpf_exporter_spank_io_bytes_total{jobid=\"$a\",operation=\"write\"}[10m]))" | sed 's/.*= //')
+	ok_if "summary: EpilogSlurmctld stored job $a's summary; sacct shows it" \
+		wait_until 120 "job $a's summary in sacct" _jm_summary_stored "$a"
+	field=$(_jm_acct_comment "$a" ctu)
+	diag "summary: job $a's AdminComment as sacct shows $SYS_USER (Slurm $SLURM_VERSION): $field"
+	if _jm_sacctmgr_keeps_case; then
+		like "summary: the token first, the admins' text and jobstats' token after it, as they were" \
+			"$field" "^SE1:[a-z2-7]+ Reviewed by the admins ${js1//+/\\+}\$"
+		is "summary: jobstats still reads its token" \
+			"$(printf '%s' "$field" | python3 -c 'import base64,gzip,sys; s=sys.stdin.read(); print(gzip.decompress(base64.b64decode(s[s.find("JS1:")+4:])).decode())' 2>&1)" \
+			'{"nodes": {"n1": {"cpus": 1}}}'
+	else
+		# Slurm 22.05's sacctmgr lowercases the field it stores: the words
+		# stay, in lower case, and the token reads in either case.
+		js1=$(printf '%s' "$js1" | tr A-Z a-z)
+		like "summary: the token first, the admins' text and jobstats' token after it (lowercased by Slurm $SLURM_VERSION's sacctmgr)" \
+			"$field" "^se1:[a-z2-7]+ reviewed by the admins ${js1//+/\\+}\$"
+	fi
+	is "summary: job $b, which did not ask for --ebpf, has none" "$(_jm_acct_comment "$b" ct)" ""
+	like "summary: slurmctld ran it as EpilogSlurmctld, which said so" \
+		"$(ct journalctl -b --no-pager -o cat 2>/dev/null | grep "summary job $a:")" \
+		"spank_ebpf: summary job $a: stored in its AdminComment: 1 of 1 nodes, [0-9]+ bytes"
+	printf 'optional %s prometheus=http://%s/\n' "$(plugin_line | awk '{print $2}')" "$JM_PROM" >"$NODE_ROOT$login"
+	chmod 0644 "$NODE_ROOT$login"
+	prom=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$a" 2>&1)
+	diag "summary: report $a from Prometheus: $(echo "$prom" | tr '\n' '|')"
+	like "summary: report $a from Prometheus (sacct now, as $SYS_USER): its writes, $want bytes" "$prom" \
+		"^  I/O write  [1-9][0-9]* requests, ${want:-none} bytes, "
+	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --summary "$a" 2>&1)
+	diag "summary: report --summary $a: $(echo "$out" | tr '\n' '|')"
+	like "summary: report --summary $a: from the summary" "$out" \
+		"^job $a \\(user $SYS_USER\\), COMPLETED, .*, from its summary in Slurm's accounting \\(made at "
+	is "summary: ... the same figures as from Prometheus" "$(echo "$out" | sed 1d)" "$(echo "$prom" | sed 1d)"
+	_jm_prom_delete "$a"
+	is "summary: job $a's series deleted from Prometheus" "$(promql "count_over_time({jobid=\"$a\"}[1h])")" ""
+	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$a" 2>&1)
+	diag "summary: report $a after its series were deleted: $(echo "$out" | tr '\n' '|')"
+	like "summary: report $a, Prometheus without its series: from the summary" "$out" \
+		"^job $a .*from its summary in Slurm's accounting"
+	like "summary: ... its writes, the same $want bytes" "$out" "^  I/O write  [1-9][0-9]* requests, ${want:-none} bytes, "
+	# PrivateData=jobs where sacct reads it: slurmdbd's (slurmctld's is
+	# on since the start).
+	dbd_private_data jobs
+	out=$(SYS_USER=$JM_OTHER ctu "$SYS_ADMIN_CMD" -c "$login" report --summary "$a" 2>&1)
+	is "summary: with PrivateData=jobs, $JM_OTHER's report --summary $a: the words of no job" "$out" \
+		"spank-ebpf: report: Slurm knows no job $a (or not one you may see)"
+	is "summary: ... and sacct shows $JM_OTHER no AdminComment of it" "$(SYS_USER=$JM_OTHER _jm_acct_comment "$a" ctu)" ""
+	like "summary: ... while its user still gets it" \
+		"$(ctu "$SYS_ADMIN_CMD" -c "$login" report --summary "$a" 2>&1)" "^job $a \\(user $SYS_USER\\)"
+	dbd_private_data
+	rm -f "$NODE_ROOT$login"
+	jm_monitoring_stop
+	# dbd_stop restarts the cluster: with the plugin's line as before too
+	# (one restart fewer: systemd's start limit counts them).
+	plugin_args mode=opt-in
+	rm -f "$NODE_ROOT$SYS_SETS_FILE"
+	dbd_stop
+	real_teardown
 }
 
 # _jm_filter_jobs PID: the job IDs in the spank_jobs maps PID holds (the

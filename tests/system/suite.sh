@@ -24,7 +24,7 @@ system_suite() {
 	# Slurm's accounting (slurmdbd on MariaDB) once, on the oldest
 	# Slurm, turned off again after its scenario: the others run, as
 	# before, on squeue alone.
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share dbd jm_sched upgrade downgrade" ;;
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share dbd jm_summary jm_sched upgrade downgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's
@@ -39,5 +39,9 @@ system_suite() {
 	case $1 in
 	bookworm | trixie) SYS_MORE_SCENARIOS="${SYS_MORE_SCENARIOS:-} reportsock" ;;
 	esac
+	# The job summary in Slurm's accounting on a Slurm whose sacctmgr
+	# keeps the field's case (bookworm's 22.05 lowercases it): there
+	# jobstats' token beside it reads as jobstats reads it.
+	[ "$1" != trixie ] || SYS_MORE_SCENARIOS="${SYS_MORE_SCENARIOS:-} jm_summary"
 	sys_main "$1"
 }
