@@ -14,6 +14,12 @@
 #                        put in ROOT (the booted container's, stopped)
 #   vm_image ROOT IMG    IMG, an ext4 image of ROOT (mkfs.ext4 -d)
 #   vm_boot IMG SECONDS  boots it, bounded; relays the guest's points
+#   vm_start IMG SECONDS DIR [QEMU-ARGS...]
+#                        the same boot in the background (VM_PID), its
+#                        logs in DIR, with more qemu arguments (a NIC);
+#                        vm_wait PID DIR then waits for it and
+#                        vm_relay relays its points (tests/vm/two-nodes.sh
+#                        boots two guests so)
 #
 # Sourced after tests/lib/system.sh (sys_locked, SYS_CACHE, sys_mirror).
 
@@ -213,42 +219,66 @@ vm_image() {
 # port is the console ($RUN/log/vm-console.log), its second the runner's
 # TAP, relayed here (vm_relay). Killed after SECONDS.
 vm_boot() {
-	local img=$1 secs=$2 rc t0
-	t0=$(date +%s)
-	: >"$RUN/log/vm-tap.log"
+	local rc
+	vm_start "$1" "$2" "$RUN/log"
+	vm_wait "$VM_PID" "$RUN/log"
+	rc=$?
+	vm_relay "$rc"
+}
+
+# vm_start IMG SECONDS DIR [QEMU-ARGS...]: vm_boot's qemu in the
+# background, VM_PID its (timeout's) PID, its logs in DIR: the console
+# (vm-console.log), the TAP port (vm-tap.log), qemu's own (qemu.log).
+# QEMU-ARGS add devices (a NIC: -netdev/-device); VM_APPEND adds to the
+# kernel's command line (the guest reads its part there: -append is one).
+vm_start() {
+	local img=$1 secs=$2 dir=$3
+	shift 3
+	mkdir -p "$dir"
+	: >"$dir/vm-tap.log"
+	date +%s >"$dir/vm-started"
 	# Software emulation (this kind of machine's /dev/kvm fails on an
 	# MSR), both vCPUs on one host thread: with one each (MTTCG), a 6.12
 	# guest patching a tracepoint into __schedule panicked (Oops: int3).
 	timeout -k 10 "$secs" qemu-system-x86_64 -nodefaults -no-user-config -machine pc -accel tcg,thread=single \
 		-cpu max -smp 2,sockets=1,cores=2,threads=1 -m "${VM_MEMORY:-3072}" -display none -no-reboot -nic none \
 		-kernel "$KDIR/vmlinuz" -initrd "$KDIR/initrd.img" \
-		-append "console=ttyS0 panic=-1 systemd.show_status=0 systemd.getty_auto=0" \
+		-append "console=ttyS0 panic=-1 systemd.show_status=0 systemd.getty_auto=0${VM_APPEND:+ $VM_APPEND}" \
 		-drive "file=$img,format=raw,if=virtio,cache=unsafe" \
-		-serial "file:$RUN/log/vm-console.log" -serial "file:$RUN/log/vm-tap.log" \
-		</dev/null >"$RUN/log/qemu.log" 2>&1
-	rc=$?
-	VM_SECONDS=$(($(date +%s) - t0))
-	diag "vm: $(cat "$KDIR/version") (tcg), booted and ran for $VM_SECONDS s; qemu exit $rc"
-	vm_relay "$rc"
+		-serial "file:$dir/vm-console.log" -serial "file:$dir/vm-tap.log" "$@" \
+		</dev/null >"$dir/qemu.log" 2>&1 &
+	VM_PID=$!
 }
 
-# vm_relay QEMU_STATUS: the guest's points as this script's own (their
-# numbers are this script's), its comments as comments; a point that
-# the guest ran to its end (its last line), else the console's tail.
+# vm_wait PID DIR: waits for vm_start's qemu (bounded by its timeout);
+# its status. VM_SECONDS: how long it ran.
+vm_wait() {
+	local rc
+	wait "$1"
+	rc=$?
+	VM_SECONDS=$(($(date +%s) - $(cat "$2/vm-started")))
+	diag "vm: $(cat "$KDIR/version") (tcg), booted and ran for $VM_SECONDS s; qemu exit $rc${VM_NAME:+ ($VM_NAME)}"
+	return "$rc"
+}
+
+# vm_relay QEMU_STATUS [DIR [PREFIX]]: the guest's points (DIR's, by
+# default $RUN/log) as this script's own (their numbers are this
+# script's, their names after PREFIX), its comments as comments; a point
+# that the guest ran to its end (its last line), else the console's tail.
 vm_relay() {
-	local line end=
+	local line end= dir=${2:-$RUN/log} pre=${3:-}
 	while IFS= read -r line; do
 		line=${line%$'\r'}
 		case $line in
-		"ok "*"# SKIP"*) skip_point "${line#*# SKIP }" ;;
-		"ok "*) tap_point "$(echo "$line" | sed 's/^ok [0-9]* - //')" 0 ;;
-		"not ok "*) tap_point "$(echo "$line" | sed 's/^not ok [0-9]* - //')" 1 ;;
+		"ok "*"# SKIP"*) skip_point "$pre${line#*# SKIP }" ;;
+		"ok "*) tap_point "$pre$(echo "$line" | sed 's/^ok [0-9]* - //')" 0 ;;
+		"not ok "*) tap_point "$pre$(echo "$line" | sed 's/^not ok [0-9]* - //')" 1 ;;
 		"#"*) echo "$line" ;;
 		"sse-vm: end") end=1 ;;
 		esac
-	done <"$RUN/log/vm-tap.log"
-	if ! ok_if "vm: the guest ran every scenario to its end and powered off (qemu exit $1)" \
+	done <"$dir/vm-tap.log"
+	if ! ok_if "${pre}vm: the guest ran every scenario to its end and powered off (qemu exit $1)" \
 		test -n "$end" -a "$1" -eq 0; then
-		show "$(tail -n 40 "$RUN/log/vm-console.log" | tr -d '\r')"
+		show "$(tail -n 40 "$dir/vm-console.log" | tr -d '\r')"
 	fi
 }
