@@ -55,38 +55,58 @@ EOT
 # KERNEL-RELEASE's cloud kernel, running the guest scenarios
 # (tests/vm/guest/SCENARIO.sh) in that order.
 vm_suite() {
-	local kern=$2 rel=$1 s scn=
+	local kern=$2 rel=$1
 	shift 2
 	# VM_SCENARIOS="a b": only those, by hand.
 	[ -z "${VM_SCENARIOS:-}" ] || set -- $VM_SCENARIOS
-	VM_REAL_MEMORY=2000
-	# The guest's CPUs as qemu makes them (vm_boot), not this host's.
-	SYS_HW="CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1"
-	sys_setup "$rel"
-	for s in "$@"; do scn="$scn $SYS_TOP/tests/vm/guest/$s.sh"; done
-	need_cmd qemu-system-x86_64 mkfs.ext4 cpio depmod busybox
-	sys_cache
-	sys_tarball
-	vm_kernel "$kern"
-	diag "vm: $rel's node on $kern's kernel $KVER ($(cat "$KDIR/version"))"
-	sys_boot
-	sys_install
-	_real_have || { sys_finish; return; }
-	real_setup
-	ct useradd -m -s /bin/sh sse-other || bail "useradd sse-other failed"
+	vm_node_setup "$rel" "$kern" || return 0
 	_vm_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
 	chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
 	plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+	vm_node_image "$@"
+	vm_boot "$RUN/root.img" "${VM_TIMEOUT:-1200}"
+	rm -f "$RUN/root.img"
+	sys_finish
+}
+
+# vm_node_setup RELEASE KERNEL-RELEASE: RELEASE's node booted as a
+# container, this tree's packages and the real exporter installed, the
+# other user added; KDIR, KVER: the kernel. Without the exporter (a
+# point says so) the suite is over: returns 1.
+vm_node_setup() {
+	VM_REAL_MEMORY=2000
+	# The guest's CPUs as qemu makes them (vm_boot), not this host's.
+	SYS_HW="CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1"
+	sys_setup "$1"
+	need_cmd qemu-system-x86_64 mkfs.ext4 cpio depmod busybox
+	sys_cache
+	sys_tarball
+	vm_kernel "$2"
+	diag "vm: $1's node on $2's kernel $KVER ($(cat "$KDIR/version"))"
+	sys_boot
+	sys_install
+	_real_have || { sys_finish; return 1; }
+	real_setup
+	ct useradd -m -s /bin/sh sse-other || bail "useradd sse-other failed"
+}
+
+# vm_node_image SCENARIO...: the container powered off, Slurm's own
+# cgroups configured, the guest's files and scenarios
+# (tests/vm/guest/SCENARIO.sh) put in, the ext4 image made
+# ($RUN/root.img) and the overlay unmounted. Munge, slurmctld and slurmd
+# start at boot. $VM_NODE_FILES names a function that puts more in the
+# root just before the image is made (tests/vm/two-nodes.sh).
+vm_node_image() {
+	local s scn=
+	for s in "$@"; do scn="$scn $SYS_TOP/tests/vm/guest/$s.sh"; done
 	ct systemctl enable munge slurmctld slurmd >/dev/null 2>&1
 	sys_nspawn_stop
 	_vm_slurm_conf
 	vm_guest_files "$NODE_ROOT" $scn
 	_vm_node_files
+	[ -z "${VM_NODE_FILES:-}" ] || "$VM_NODE_FILES"
 	vm_image "$NODE_ROOT" "$RUN/root.img"
 	sys_unmount "$NODE_ROOT"
 	# For a look at the guest by hand (tests/README.md, "A real kernel").
 	[ -z "${VM_SAVE_IMAGE:-}" ] || (umask 077 && cp --sparse=always "$RUN/root.img" "$VM_SAVE_IMAGE")
-	vm_boot "$RUN/root.img" "${VM_TIMEOUT:-1200}"
-	rm -f "$RUN/root.img"
-	sys_finish
 }
