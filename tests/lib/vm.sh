@@ -5,7 +5,7 @@
 # guest runs one scenario file with this directory's libraries (ct runs
 # commands in the guest itself) and writes its TAP to its second serial
 # port; the host relays those points as its own. No network: the guest
-# has no NIC.
+# has no NIC, unless a suite gives it one (vm_start's qemu arguments).
 #
 #   vm_kernel SUITE      KVER, KDIR: SUITE's newest cloud kernel, its
 #                        modules and an initramfs, cached

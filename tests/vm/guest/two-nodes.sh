@@ -1,0 +1,147 @@
+# In both guests of tests/vm/two-nodes.sh (tests/vm/files/guest runs it
+# on each): node1 runs the scenario, node2 waits for its word that it is
+# over. One job on both nodes asks for the io set; each node's srun task
+# makes 2000 direct 4-KiB writes on its own disk; Prometheus on node1
+# scrapes both nodes' exporters, and spank-ebpf report --cluster, from a
+# login node's line, gives the job's figures per node.
+
+. /usr/local/share/sse-vm/lib/jobmetrics.sh
+JM_PROM=$TN_NET.1:9090
+TN_PEER_PORT=7999
+TN_GATES=/var/tmp/sse-vm-gates
+TN_WRITES=2000
+TN_BYTES=$((TN_WRITES * 4096))
+
+vm_scenario_two_nodes() {
+	diag "two nodes: $(hostname): $(ip -4 -o addr show dev eth0 2>&1 | awk '{print $4}'), Slurm $VM_SLURM on $VM_KERNEL"
+	case $(hostname) in
+	node1)
+		_tn_scenario
+		_tn_tell_node2
+		;;
+	*) _tn_wait_word ;;
+	esac
+}
+
+# --- node2 -------------------------------------------------------------
+
+# _tn_wait_word: node2 up and serving, until node1 says its scenario is
+# over (a line on a TCP port of the link), 540 s at the most.
+_tn_wait_word() {
+	local c word
+	c=$(boot_mark)
+	ok_if "slurmd runs on node2" wait_until 120 "slurmd active" ct systemctl is-active slurmd
+	word=$(timeout 540 socat -u "TCP-LISTEN:$TN_PEER_PORT,bind=$TN_NET.2,reuseaddr" - 2>&1)
+	is "node1 said its scenario is over" "$word" over
+	is "the io set's instance stopped after the job" "$(settled_unit_state spank-ebpf-exporter@io.service)" inactive
+	diag "plugin lines on node2: $(plugin_log_since "$c" | tr '\n' '|')"
+}
+
+# --- node1 -------------------------------------------------------------
+
+_tn_tell_node2() {
+	ok_if "two nodes: node2 took node1's word that the scenario is over" \
+		wait_until 30 "node2 listening for the word" \
+		bash -c "exec 3<>/dev/tcp/$TN_NET.2/$TN_PEER_PORT && echo over >&3"
+}
+
+_tn_both_idle() {
+	[ "$(ct sinfo -h -N -o '%N %T' 2>/dev/null | sort | tr '\n' ' ')" = "node1 idle node2 idle " ]
+}
+
+# _tn_inst_bytes NODE JOB: the write bytes Prometheus holds for JOB from
+# NODE's io set (its instance NODE:941), "none" without a series.
+_tn_inst_bytes() {
+	local v
+	v=$(promql "sum(ebpf_exporter_spank_io_bytes_total{jobid=\"$2\",operation=\"write\",instance=\"$1:941\"})" | sed 's/.*= //')
+	echo "${v:-none}"
+}
+
+_tn_inst_at_least() {
+	local v
+	v=$(_tn_inst_bytes "$1" "$2")
+	[ "$v" != none ] && [ "${v%.*}" -ge "$3" ] 2>/dev/null
+}
+
+# _tn_exporter_sum NODE METRIC JOB: METRIC's writes for JOB as NODE's
+# exporter itself serves them (its /metrics over the link).
+_tn_exporter_sum() {
+	curl -sf --max-time 10 "http://$1:941/metrics" | awk -v m="$2" -v l="jobid=\"$3\"" '
+		{ seen = 1 }
+		index($1, m "{") == 1 && index($1, l) && index($1, "operation=\"write\"") { s += $NF }
+		END { if (!seen) print "down"; else printf "%.0f\n", s }'
+}
+
+# _tn_gate_serve: node1 serves the gates' directory to both nodes' tasks
+# (they poll NAME.gate over the link: no shared file system here).
+_tn_gate_serve() {
+	mkdir -p "$TN_GATES"
+	timeout 600 python3 -m http.server --bind "$TN_NET.1" --directory "$TN_GATES" 8000 >/dev/null 2>&1 &
+	TN_GATE_PID=$!
+}
+
+_tn_scenario() {
+	local j c out json i login
+	c=$(boot_mark)
+	ok_if "two nodes: both nodes idle in sinfo (node2's slurmd reached slurmctld over the link)" \
+		wait_until 180 "node1 and node2 idle" _tn_both_idle
+	diag "two nodes: sinfo: $(ct sinfo -h -N -o '%N %T %E' 2>&1 | tr '\n' '|')"
+	ok_if "two nodes: Prometheus answers on node1" wait_until 120 "Prometheus answering" _jm_ready
+	_tn_gate_serve
+	j=$(submit -J two -N 2 --ebpf=io -o "$JOB_MARKS/two-%j.out" --wrap \
+		"srun -N 2 --ntasks-per-node=1 /usr/local/bin/sse-vm-two-work two $TN_WRITES http://$TN_NET.1:8000/two.gate") ||
+		{ is "two nodes: sbatch -N2 --ebpf=io accepted" no yes; return; }
+	ok_if "two nodes: job $j runs on both nodes" wait_until 120 "job $j running" \
+		eval "[ \"\$(job_state $j) \$(job_field $j NodeList)\" = 'RUNNING node[1-2]' ]"
+	for i in node1 node2; do
+		ok_if "two nodes: Prometheus holds $i's writes of job $j (instance $i:941)" \
+			wait_until 180 "$i's $TN_BYTES bytes in Prometheus" _tn_inst_at_least "$i" "$j" "$TN_BYTES"
+	done
+	is "two nodes: node1's io set listens on its link address alone (sets file's listen=)" \
+		"$(ss -Hltn 'sport = :941' | awk '{print $4}' | tr '\n' ' ')" "$TN_NET.1:941 "
+	# Two kernels: each exporter saw its own node's writes, not both
+	# nodes' (in containers on one kernel each would count 2 x).
+	for i in node1 node2; do
+		is "two nodes: $i's exporter counted $i's own writes only: $TN_BYTES bytes" \
+			"$(_tn_exporter_sum "$i" ebpf_exporter_spank_io_bytes_total "$j")" "$TN_BYTES"
+		is "two nodes: ... in $TN_WRITES write requests" \
+			"$(_tn_exporter_sum "$i" ebpf_exporter_spank_io_latency_seconds_count "$j")" "$TN_WRITES"
+		is "two nodes: Prometheus holds the same for $i" "$(_tn_inst_bytes "$i" "$j")" "$TN_BYTES"
+	done
+	ok_if "two nodes: spank_ebpf_job_info for job $j from both nodes' node_exporters" \
+		wait_until 30 "job $j's job_info from both nodes" _jm_has "count(spank_ebpf_job_info{jobid=\"$j\"}) == 2"
+	touch "$TN_GATES/two.gate"
+	ok_if "two nodes: job $j finished, epilog included" wait_job_done "$j" 120
+	is "two nodes: job $j completed" "$(job_state "$j")" COMPLETED
+	diag "two nodes: job $j's output: $(tr '\n' '|' <"$JOB_MARKS/two-$j.out" 2>&1)"
+	kill "$TN_GATE_PID" 2>/dev/null
+
+	# A login node's line: prometheus= and no sets= (report --cluster).
+	login=/etc/slurm/login-plugstack.conf
+	printf 'optional %s prometheus=http://%s/\n' "$(awk '/^(optional|required)/ { print $2; exit }' /etc/slurm/spank_ebpf.conf)" "$JM_PROM" >"$login"
+	chmod 0644 "$login"
+	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
+	diag "two nodes: spank-ebpf -c $login report $j, as $SYS_USER:"
+	while IFS= read -r i; do diag "  $i"; done <<<"$out"
+	like "two nodes: report: the job, its user, COMPLETED, both nodes" "$out" \
+		"^job $j \\(user $SYS_USER\\), COMPLETED, nodes node\\[1-2\\], [0-9T:-]+ to [0-9T:-]+ \\([0-9]+ s\\), from Prometheus at http://$JM_PROM/$"
+	like "two nodes: report: the whole job, two nodes with series" "$out" '^ whole job \(2 nodes with series\):$'
+	is "two nodes: report: the whole job's writes, both nodes' (2 x $TN_BYTES bytes)" \
+		"$(echo "$out" | sed -n '/^ whole job/,/^ node /p' | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
+		"$((2 * TN_WRITES)) $((2 * TN_BYTES))"
+	for i in node1 node2; do
+		is "two nodes: report: $i's writes, its own $TN_BYTES bytes" \
+			"$(echo "$out" | sed -n "/^ node $i, sets io:\$/,/^ node /p" | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
+			"$TN_WRITES $TN_BYTES"
+	done
+	json=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --json "$j" 2>&1)
+	diag "two nodes: report --json $j: $json"
+	is "two nodes: report --json: per node and total bytes written" \
+		"$(printf '%s' "$json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+per = " ".join("%s=%s" % (n["node"], n["io"]["write"]["bytes"]) for n in sorted(d["per_node"], key=lambda n: n["node"]))
+print(d["state"], per, "total=%s" % d["total"]["io"]["write"]["bytes"], d["errors"])' 2>&1)" \
+		"COMPLETED node1=$TN_BYTES node2=$TN_BYTES total=$((2 * TN_BYTES)) []"
+	diag "two nodes: plugin lines on node1: $(plugin_log_since "$c" | tr '\n' '|')"
+}

@@ -1,0 +1,171 @@
+#!/bin/bash
+# Two guests on Debian 12's cloud kernel (6.1) under qemu, booted from
+# two copies of one prepared Debian 12 node (tests/vm/suite.sh), linked
+# by a private L2 network between the two qemu processes (qemu's socket
+# netdev on 127.0.0.1: no root networking on the host). node1 runs
+# slurmctld, slurmd and Prometheus, node2 slurmd; both run the io set's
+# exporter on their link address and node_exporter's textfile collector.
+# A job on both nodes writes on each, and spank-ebpf report --cluster
+# gives its figures per node from Prometheus (tests/vm/guest/two-nodes.sh).
+# Two kernels, unlike the containers: each node's exporter counts its own
+# node's writes only.
+. "${srcdir:-.}/tests/lib/tap.sh"
+. "${srcdir:-.}/tests/vm/suite.sh"
+
+TN_NET=10.77.0
+TN_TEXTFILE=/var/lib/prometheus/node-exporter
+# Each guest's bound: the whole suite takes about 5 minutes here.
+TN_TIMEOUT=${VM_TIMEOUT:-600}
+TN_PIDS=
+
+# _tn_sets_file: the io set alone, on the node's link address (the guest
+# writes it in: tests/vm/files/sse-vm-net), its jobs listed for
+# node_exporter's textfile collector.
+_tn_sets_file() {
+	cat <<EOT
+default = io
+textfile = $TN_TEXTFILE
+
+[io]
+description = Block I/O latency and bytes of the job
+configs = spank-io
+listen = @SSE_VM_ADDR@:941
+linger = 0
+EOT
+}
+
+# _tn_slurm_nodes: slurm.conf's controller and nodes (_vm_slurm_conf
+# writes it, with Slurm's own cgroups).
+_tn_slurm_nodes() {
+	SYS_CONF_WHAT=two-node
+	SYS_CONF_CTLD="node1($TN_NET.1)"
+	SYS_CONF_NODES="NodeName=node1 NodeAddr=$TN_NET.1 $SYS_HW State=UNKNOWN
+NodeName=node2 NodeAddr=$TN_NET.2 $SYS_HW State=UNKNOWN
+PartitionName=main Nodes=node1,node2 Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8"
+	NODE=node1
+}
+
+# _tn_node1_only UNIT...: UNIT starts on node1 alone (same image on both).
+_tn_node1_only() {
+	local u
+	for u in "$@"; do
+		mkdir -p "$NODE_ROOT/etc/systemd/system/$u.d"
+		printf '[Unit]\nConditionKernelCommandLine=sse.node=node1\n' \
+			>"$NODE_ROOT/etc/systemd/system/$u.d/sse-vm-node1.conf"
+	done
+}
+
+# _tn_monitoring: as tests/system/jobmetrics.sh's jm_monitoring_start,
+# over the link: node_exporter (textfile collector only) on each node's
+# address, Prometheus on node1 scraping both nodes' io sets and
+# node_exporters by name (the report names a node by its instance's host)
+# every second. Started at boot; Prometheus on node1 alone.
+_tn_monitoring() {
+	echo "ARGS=\"--web.listen-address=@SSE_VM_ADDR@:9100 --collector.disable-defaults --collector.textfile --collector.textfile.directory=$TN_TEXTFILE\"" \
+		>"$NODE_ROOT/etc/default/prometheus-node-exporter"
+	echo "ARGS=\"--web.listen-address=$TN_NET.1:9090\"" >"$NODE_ROOT/etc/default/prometheus"
+	cat >"$NODE_ROOT/etc/prometheus/prometheus.yml" <<EOT
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: spank-ebpf-io
+    static_configs:
+      - targets: ['node1:941', 'node2:941']
+  - job_name: node
+    static_configs:
+      - targets: ['node1:9100', 'node2:9100']
+EOT
+	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
+	ct test -d "$TN_TEXTFILE" || bail "no $TN_TEXTFILE (prometheus-node-exporter ships it)"
+	ct systemctl enable prometheus.service prometheus-node-exporter.service >/dev/null 2>&1 ||
+		bail "could not enable prometheus and prometheus-node-exporter"
+	_tn_node1_only prometheus.service slurmctld.service
+}
+
+# _tn_node_files: after the image's usual files (vm_node_image): both
+# names in /etc/hosts, the link's service, the job's payload, the guest's
+# PromQL helpers (tests/system/jobmetrics.sh) and what the scenario reads.
+_tn_node_files() {
+	printf '127.0.0.1\tlocalhost\n%s.1\tnode1\n%s.2\tnode2\n' "$TN_NET" "$TN_NET" >"$NODE_ROOT/etc/hosts"
+	install -m 0755 "$SYS_TOP/tests/vm/files/sse-vm-net" "$NODE_ROOT/usr/local/sbin/sse-vm-net"
+	install -m 0644 "$SYS_TOP/tests/vm/files/sse-vm-net.service" "$NODE_ROOT/etc/systemd/system/"
+	ln -sf ../sse-vm-net.service "$NODE_ROOT/etc/systemd/system/multi-user.target.wants/sse-vm-net.service"
+	install -m 0755 "$SYS_TOP/tests/vm/files/vm-two-work" "$NODE_ROOT/usr/local/bin/sse-vm-two-work"
+	cp "$SYS_TOP/tests/system/jobmetrics.sh" "$NODE_ROOT$VM_GUEST_DIR/lib/" || bail "could not copy jobmetrics.sh"
+	cat >>"$NODE_ROOT$VM_GUEST_DIR/vm-env.sh" <<EOT
+TN_NET=$TN_NET TN_TEXTFILE=$TN_TEXTFILE
+EOT
+}
+
+# _tn_port: a TCP port of 127.0.0.1 nothing listens on, for the link.
+_tn_port() {
+	local p
+	for p in $(shuf -i 20000-60000 -n 20); do
+		_tn_listening "$p" || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+_tn_listening() {
+	[ -n "$(ss -Hltn "sport = :$1")" ]
+}
+
+_tn_running() {
+	kill -0 "$1" 2>/dev/null
+}
+
+# _tn_teardown: the guests' qemu (by PID) stopped, then the usual
+# teardown (sys_teardown).
+_tn_teardown() {
+	local p
+	for p in $TN_PIDS; do
+		kill "$p" 2>/dev/null
+	done
+	SYS_TEARDOWN= sys_teardown
+}
+
+# _tn_boot: node1 listens on the link's port, node2 connects to it; node1
+# runs the scenario and tells node2 when it is over. Both relayed, node2's
+# points named so.
+_tn_boot() {
+	local port p1 p2 rc1 rc2
+	port=$(_tn_port) || bail "no free port on 127.0.0.1 for the guests' link"
+	cp --sparse=always "$RUN/root.img" "$RUN/node2.img" || bail "could not copy the image"
+	VM_APPEND="sse.node=node1 sse.addr=$TN_NET.1/24" vm_start "$RUN/root.img" "$TN_TIMEOUT" "$RUN/log/node1" \
+		-netdev "socket,id=n0,listen=127.0.0.1:$port" -device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01
+	p1=$VM_PID TN_PIDS=$VM_PID
+	# qemu accepts one peer: poll its socket with ss, never a connection.
+	wait_until 30 "node1's qemu listening on 127.0.0.1:$port" _tn_listening "$port" ||
+		bail "node1's qemu does not listen on 127.0.0.1:$port: $(cat "$RUN/log/node1/qemu.log")"
+	VM_APPEND="sse.node=node2 sse.addr=$TN_NET.2/24" vm_start "$RUN/node2.img" "$TN_TIMEOUT" "$RUN/log/node2" \
+		-netdev "socket,id=n0,connect=127.0.0.1:$port" -device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02
+	p2=$VM_PID TN_PIDS="$p1 $p2"
+	diag "two nodes: node1 (qemu $p1) and node2 (qemu $p2) linked through 127.0.0.1:$port"
+	VM_NAME=node1 vm_wait "$p1" "$RUN/log/node1"
+	rc1=$?
+	# node2 powers off at node1's word; without it (node1 failed early),
+	# it is stopped after a minute.
+	wait_until 60 "node2 powered off" eval "! _tn_running $p2" || kill "$p2" 2>/dev/null
+	VM_NAME=node2 vm_wait "$p2" "$RUN/log/node2"
+	rc2=$?
+	TN_PIDS=
+	vm_relay "$rc1" "$RUN/log/node1"
+	vm_relay "$rc2" "$RUN/log/node2" "node2: "
+	rm -f "$RUN/root.img" "$RUN/node2.img"
+}
+
+# A missing prerequisite fails this suite rather than skipping it
+# (tests/lib/tap.sh's missing, as in CI): its point is the real report.
+CI=${CI:-two-nodes}
+vm_node_setup bookworm bookworm || exit 0
+need_cmd ss shuf
+SYS_TEARDOWN=_tn_teardown
+_tn_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
+chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
+plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+_tn_monitoring
+_tn_slurm_nodes
+VM_NODE_FILES=_tn_node_files vm_node_image two-nodes
+_tn_boot
+sys_finish
