@@ -98,26 +98,46 @@ static const char *said_pick(const char *out, const char **last_line)
 	return NULL;
 }
 
-/* The failed start's own words: of the lines its last run logged (its
- * invocation, as systemd tags them), the first that reads like an error,
- * else the last. The service's own lines (_SYSTEMD_INVOCATION_ID) come
- * first: journald reads them from the service's stream and may not have
- * them yet when systemd's own "Failed with result" is in (1.5 s later on
- * a loaded node, 3 s and more beside a build), so when the first ask
- * finds none, journald is asked to sync (journalctl --sync: it returns
- * once journald has processed what was queued to it, the service's
- * stream included), then they are asked for every 200 ms, for up to
- * UNIT_SAID_WAIT_MS, until one reads like an error; then systemd's lines
- * too (INVOCATION_ID). Asked of systemd (bounded calls); "" when it
- * cannot be. Only a failed start pays. */
+/* The value of "Key=" in systemctl show's answer, into buf ("" if none). */
+static void show_value(const char *out, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	const char *p;
+
+	buf[0] = '\0';
+	for (p = out; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0))
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			snprintf(buf, len, "%.*s", (int)strcspn(p + kl + 1, "\n"), p + kl + 1);
+			return;
+		}
+}
+
+/* The failed start's own words: of the lines its last run logged, the
+ * first that reads like an error, else the last. The service's own lines
+ * come first: those of its invocation (_SYSTEMD_INVOCATION_ID), else
+ * those of its unit since this run began (_SYSTEMD_UNIT, --since its
+ * InactiveExitTimestamp: journald takes the invocation from the sender's
+ * cgroup, which a process that has exited no longer has, while the unit
+ * comes with its stream; seen on a loaded guest). journald reads them
+ * from the service's stream and may not have them yet when systemd's own
+ * "Failed with result" is in (1.5 s later on a loaded node, 3 s and more
+ * beside a build), so when the first ask finds none, journald is asked
+ * to sync (journalctl --sync: it returns once journald has processed what
+ * was queued to it, the service's stream included), then they are asked
+ * for every 200 ms, for up to UNIT_SAID_WAIT_MS, until one reads like an
+ * error; then systemd's lines too (INVOCATION_ID). Asked of systemd
+ * (bounded calls); "" when it cannot be. Only a failed start pays. */
 #define UNIT_SAID_WAIT_MS 3000
 static void unit_said(const struct config *cfg, const char *unit, char *line, size_t len)
 {
 	static struct runcmd_result res;
-	char journalctl[CONFIG_PATH_MAX + 16], id[64], match1[96], match2[96];
-	char *show[] = { (char *)cfg->systemctl, "show", "--property=InvocationID", "--value", "--",
-			 (char *)unit, NULL };
+	char journalctl[CONFIG_PATH_MAX + 16], id[64], since[80], match1[96], match2[96],
+	     match3[CONFIG_UNIT_MAX + 16];
+	char *show[] = { (char *)cfg->systemctl, "show", "--property=InvocationID",
+			 "--property=InactiveExitTimestamp", "--", (char *)unit, NULL };
 	char *own[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, NULL };
+	char *by_unit[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", "--since", since,
+			    match3, NULL };
 	char *all[] = { journalctl, "--no-pager", "-q", "-o", "cat", "-n", "30", match1, "+",
 			match2, NULL };
 	char *sync[] = { journalctl, "--sync", NULL };
@@ -127,17 +147,23 @@ static void unit_said(const struct config *cfg, const char *unit, char *line, si
 	size_t i;
 
 	line[0] = '\0';
-	if (runcmd(show, cfg->timeout * 1000, &res) < 0 ||
-	    strspn(res.output, "0123456789abcdef") < 32)
+	if (runcmd(show, cfg->timeout * 1000, &res) < 0)
 		return;
-	snprintf(id, sizeof(id), "%.32s", res.output);
+	show_value(res.output, "InvocationID", id, sizeof(id));
+	show_value(res.output, "InactiveExitTimestamp", since, sizeof(since));
+	if (strspn(id, "0123456789abcdef") < 32)
+		return;
+	id[32] = '\0';
 	snprintf(match1, sizeof(match1), "_SYSTEMD_INVOCATION_ID=%s", id);
 	snprintf(match2, sizeof(match2), "INVOCATION_ID=%s", id);
+	snprintf(match3, sizeof(match3), "_SYSTEMD_UNIT=%s", unit);
 	beside_systemctl(cfg, "journalctl", journalctl, sizeof(journalctl));
 	for (t0 = clock_us(); !pick; ) {
 		if (runcmd(own, cfg->timeout * 1000, &res) < 0)
 			return;
 		pick = said_pick(res.output, &last);
+		if (!pick && since[0] && runcmd(by_unit, cfg->timeout * 1000, &res) == 0)
+			pick = said_pick(res.output, &last);
 		if (pick || clock_us() - t0 >= UNIT_SAID_WAIT_MS * 1000LL)
 			break;
 		if (!synced) {
