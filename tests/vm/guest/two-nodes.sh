@@ -3,7 +3,8 @@
 # over. One job on both nodes asks for the io set; each node's srun task
 # makes 2000 direct 4-KiB writes on its own disk; Prometheus on node1
 # scrapes both nodes' exporters, and spank-ebpf report --cluster, from a
-# login node's line, gives the job's figures per node.
+# login node's line, gives the job's figures per node, while it runs and
+# after.
 
 . /usr/local/share/sse-vm/lib/jobmetrics.sh
 JM_PROM=$TN_NET.1:9090
@@ -110,18 +111,32 @@ _tn_scenario() {
 	done
 	ok_if "two nodes: spank_ebpf_job_info for job $j from both nodes' node_exporters" \
 		wait_until 30 "job $j's job_info from both nodes" _jm_has "count(spank_ebpf_job_info{jobid=\"$j\"}) == 2"
+	# A login node's line: prometheus= and no sets= (report --cluster).
+	login=/etc/slurm/login-plugstack.conf
+	printf 'optional %s prometheus=http://%s/\n' "$(awk '/^(optional|required)/ { print $2; exit }' /etc/slurm/spank_ebpf.conf)" "$JM_PROM" >"$login"
+	chmod 0644 "$login"
+	# While it runs (its tasks have written, and wait at the gate).
+	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
+	diag "two nodes: while job $j runs, spank-ebpf -c $login report $j, as $SYS_USER:"
+	while IFS= read -r i; do diag "  $i"; done <<<"$out"
+	like "two nodes: report while it runs: the job, RUNNING, both nodes, to now" "$out" \
+		"^job $j \\(user $SYS_USER\\), RUNNING, nodes node\\[1-2\\], [0-9T:-]+ to now \\([0-9]+ s\\), from Prometheus at http://$JM_PROM/$"
+	is "two nodes: report while it runs: the whole job's writes, both nodes' (2 x $TN_BYTES bytes)" \
+		"$(echo "$out" | sed -n '/^ whole job/,/^ node /p' | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
+		"$((2 * TN_WRITES)) $((2 * TN_BYTES))"
+	for i in node1 node2; do
+		is "two nodes: report while it runs: $i's writes, its own $TN_BYTES bytes" \
+			"$(echo "$out" | sed -n "/^ node $i, sets io:\$/,/^ node /p" | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
+			"$TN_WRITES $TN_BYTES"
+	done
 	touch "$TN_GATES/two.gate"
 	ok_if "two nodes: job $j finished, epilog included" wait_job_done "$j" 120
 	is "two nodes: job $j completed" "$(job_state "$j")" COMPLETED
 	diag "two nodes: job $j's output: $(tr '\n' '|' <"$JOB_MARKS/two-$j.out" 2>&1)"
 	kill "$TN_GATE_PID" 2>/dev/null
 
-	# A login node's line: prometheus= and no sets= (report --cluster).
-	login=/etc/slurm/login-plugstack.conf
-	printf 'optional %s prometheus=http://%s/\n' "$(awk '/^(optional|required)/ { print $2; exit }' /etc/slurm/spank_ebpf.conf)" "$JM_PROM" >"$login"
-	chmod 0644 "$login"
 	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
-	diag "two nodes: spank-ebpf -c $login report $j, as $SYS_USER:"
+	diag "two nodes: after job $j, spank-ebpf -c $login report $j, as $SYS_USER:"
 	while IFS= read -r i; do diag "  $i"; done <<<"$out"
 	like "two nodes: report: the job, its user, COMPLETED, both nodes" "$out" \
 		"^job $j \\(user $SYS_USER\\), COMPLETED, nodes node\\[1-2\\], [0-9T:-]+ to [0-9T:-]+ \\([0-9]+ s\\), from Prometheus at http://$JM_PROM/$"
