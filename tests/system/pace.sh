@@ -88,10 +88,12 @@ scn_linger() {
 	# The window as the journal has it: from the epilog's "keeping" line
 	# to systemd's stop of the unit. The test's own view of the job's end
 	# comes late by its polling, more on a loaded machine (a rehearsal
-	# measured 10 s of a 12-s window that way).
+	# measured 10 s of a 12-s window that way). The plugin keeps windows
+	# in whole seconds of the boot clock and linger-end stops within 1 s
+	# of the end: up to 2 s short (rehearsals: 10692 and 11287 ms).
 	win=$(_pace_window_ms "$c")
-	ok_if "linger: not stopped before the window ended (${win:-?} ms from the epilog's 'keeping' to the stop, >= $SYS_LINGER s)" \
-		test "${win:-0}" -ge $((SYS_LINGER * 1000 - 500))
+	ok_if "linger: not stopped before the window ended (${win:-?} ms from the epilog's 'keeping' to the stop, >= $SYS_LINGER s less 2 s)" \
+		test "${win:-0}" -ge $((SYS_LINGER * 1000 - 2000))
 	is "linger: after the window: state, unit, programs, endpoint" "$seen" \
 		"count=0 active=inactive progs=0 metrics=down"
 	wait_for 10 "the stop in the unit journal" "start stop" unit_jobs_since "$c"
