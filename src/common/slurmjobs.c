@@ -441,41 +441,6 @@ int slurmjobs_range(struct slurm_ask *ask, uint32_t job, struct job_range *r, ch
 	return rc;
 }
 
-int slurmjobs_parse_admin_comment(const char *text, uint32_t job, char *field, size_t len)
-{
-	char want[16];
-	const char *p;
-	size_t wl;
-
-	wl = (size_t)snprintf(want, sizeof(want), "%u|", job);
-	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
-		if (!strncmp(p, want, wl)) {
-			size_t n = strcspn(p + wl, "\n");
-
-			if (n >= len)
-				n = len - 1;
-			memcpy(field, p + wl, n);
-			field[n] = '\0';
-			return 1;
-		}
-	}
-	return 0;
-}
-
-int slurmjobs_admin_comment(struct slurm_ask *ask, uint32_t job, char *field, size_t len, char *why,
-			    size_t whylen)
-{
-	static struct runcmd_result res;
-	char jobs[32];
-	char *const args[] = { "--noheader", "--parsable2", "--allocations", jobs,
-			       "--format=JobIDRaw,AdminComment", NULL };
-
-	snprintf(jobs, sizeof(jobs), "--jobs=%u", job);
-	if (run_beside_squeue(ask, "sacct", args, NULL, &res, why, whylen) < 0)
-		return -1;
-	return slurmjobs_parse_admin_comment(res.output, job, field, len);
-}
-
 int slurmjobs_parse_acct_record(const char *text, uint32_t job, struct job_acct *a)
 {
 	char want[16];

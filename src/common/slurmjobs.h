@@ -102,26 +102,19 @@ int slurmjobs_range(struct slurm_ask *ask, uint32_t job, struct job_range *r, ch
 int slurmjobs_parse_range(const char *text, uint32_t job, struct job_range *r, char *why,
 			  size_t whylen);
 
-/* The job's AdminComment as Slurm's accounting keeps it (sacct, as the
- * caller: PrivateData applies) into field. 1, 0 when sacct lists no such
- * job (or none the caller may see), -1 when it cannot be asked. */
-int slurmjobs_admin_comment(struct slurm_ask *ask, uint32_t job, char *field, size_t len, char *why,
-			    size_t whylen);
-/* The parser behind it: lines "JOBID|ADMINCOMMENT" (the comment may hold
- * '|'), the one whose JOBID is job. 1, or 0 when none is. */
-int slurmjobs_parse_admin_comment(const char *text, uint32_t job, char *field, size_t len);
-
-/* An ended job's accounting record, for the summary at its end: its ID
- * as sacctmgr selects it (sacct's JobID: "42", or "40_2" for an array's
- * task), whether accounting has its end yet, its AdminComment. */
+/* A job's accounting record, for its summary (stored at its end, read by
+ * the report): its ID as sacctmgr selects it (sacct's JobID: "42", or
+ * "40_2" for an array's task), whether accounting has its end yet, its
+ * AdminComment. */
 struct job_acct {
 	char selector[32];
 	int ended;
 	char *field; /* the caller's buffer */
 	size_t len;
 };
-/* From sacct (SlurmUser or root: every job). 1 and *a, 0 when accounting
- * does not list the job (yet), -1 when it cannot be asked. */
+/* From sacct, as the caller (SlurmUser or root: every job; a user: what
+ * slurmdbd's PrivateData lets them see). 1 and *a, 0 when accounting does
+ * not list the job (yet, or to the caller), -1 when it cannot be asked. */
 int slurmjobs_acct_record(struct slurm_ask *ask, uint32_t job, struct job_acct *a, char *why,
 			  size_t whylen);
 /* The parser behind it: lines "JOBIDRAW|JOBID|STATE|ADMINCOMMENT" (the

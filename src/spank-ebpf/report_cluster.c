@@ -260,10 +260,11 @@ static int cluster_summary(struct cmd *cmd, unsigned long job, struct summary *h
 			   struct figures *all)
 {
 	static char field[SUMMARY_TOKEN_MAX + 4096];
+	struct job_acct a = { .field = field, .len = sizeof(field) };
 	char why[400], shown[1600];
 	int rc;
 
-	rc = slurmjobs_admin_comment(&cmd->ask, (uint32_t)job, field, sizeof(field), why, sizeof(why));
+	rc = slurmjobs_acct_record(&cmd->ask, (uint32_t)job, &a, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, "spank-ebpf: report: Slurm's accounting cannot be asked for job %lu's summary: %s\n",
 			job, text_printable(why, shown, sizeof(shown)));
