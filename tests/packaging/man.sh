@@ -23,6 +23,16 @@ out=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8
 is "man --warnings (as lintian runs it): no warnings" "$out" ""
 unlike "no unsubstituted @VARIABLE@" "$(cat "$page" "$dropin")" '@[A-Za-z_]+@'
 
+# man_repeats PAGE: a heading twice, or a tag twice under one heading
+# (a key= by its name, any other by its whole line): a merge once left a
+# second copy of 200 lines of this page, its keys twice.
+man_repeats() {
+	awk '/^\.S[HS] / { if (heading[$0]++) print "heading twice: " $0; sec = $0; tp = 0; next }
+		tp && /^\.[BIR]+ / { k = $2 ~ /=$/ ? $2 : $0; if (tag[sec SUBSEP k]++) print "tag twice under " sec ": " $0 }
+		{ tp = ($0 == ".TP") }' "$1"
+}
+is "no heading twice, no key twice in one section" "$(man_repeats "$page")" ""
+
 # --- spank-ebpf(8), the admin command's page --------------------------------
 cpage=$top_builddir/src/spank-ebpf/spank-ebpf.8
 out=$(groff -ww -z -man -t "$cpage" 2>&1)
@@ -30,6 +40,7 @@ is "spank-ebpf(8): groff -ww: no warnings" "$out" ""
 out=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$cpage" 2>&1 >/dev/null)
 is "spank-ebpf(8): man --warnings: no warnings" "$out" ""
 unlike "spank-ebpf(8): no unsubstituted @VARIABLE@" "$(cat "$cpage" 2>&1)" '@[A-Za-z_]+@'
+is "spank-ebpf(8): no heading twice, no key twice in one section" "$(man_repeats "$cpage")" ""
 ctext=$(MANWIDTH=200 man -l "$cpage" 2>/dev/null | sed -e 's/[[:space:]]\{1,\}/ /g' -e 's/^ //' | tr '\n' ' ')
 for c in status reconcile metrics check-config; do
 	like "spank-ebpf(8): command $c" "$ctext" "spank-ebpf .*$c"
