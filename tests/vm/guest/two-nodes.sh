@@ -81,6 +81,41 @@ _tn_gate_serve() {
 	TN_GATE_PID=$!
 }
 
+# _tn_writes SECTION REPORT: the write requests and bytes, "REQUESTS
+# BYTES", in REPORT's SECTION (" whole job" or " node NAME, sets io:").
+_tn_writes() {
+	echo "$2" | sed -n "/^$1/,/^ node /p" | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p'
+}
+
+# _tn_report_writes WHAT REPORT: report's figures of the whole job (both
+# nodes') and of each node (its own), three points named "WHAT: ...".
+_tn_report_writes() {
+	local i
+	is "two nodes: $1: the whole job's writes, both nodes' (2 x $TN_BYTES bytes)" \
+		"$(_tn_writes ' whole job' "$2")" "$((2 * TN_WRITES)) $((2 * TN_BYTES))"
+	for i in node1 node2; do
+		is "two nodes: $1: $i's writes, its own $TN_BYTES bytes" \
+			"$(_tn_writes " node $i, sets io:\$" "$2")" "$TN_WRITES $TN_BYTES"
+	done
+}
+
+# _tn_json_writes JSON: report --json's source, state, bytes written per
+# node and in all, and errors.
+_tn_json_writes() {
+	printf '%s' "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+per = " ".join("%s=%s" % (n["node"], n["io"]["write"]["bytes"]) for n in sorted(d["per_node"], key=lambda n: n["node"]))
+print(d["source"], d["state"], per, "total=%s" % d["total"]["io"]["write"]["bytes"], d["errors"])' 2>&1
+}
+
+# _tn_show WHAT REPORT: REPORT in the TAP, one comment line each.
+_tn_show() {
+	local l
+	diag "two nodes: $1:"
+	while IFS= read -r l; do diag "  $l"; done <<<"$2"
+}
+
 _tn_scenario() {
 	local j c out json i login
 	c=$(boot_mark)
@@ -117,18 +152,10 @@ _tn_scenario() {
 	chmod 0644 "$login"
 	# While it runs (its tasks have written, and wait at the gate).
 	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
-	diag "two nodes: while job $j runs, spank-ebpf -c $login report $j, as $SYS_USER:"
-	while IFS= read -r i; do diag "  $i"; done <<<"$out"
+	_tn_show "while job $j runs, spank-ebpf -c $login report $j, as $SYS_USER" "$out"
 	like "two nodes: report while it runs: the job, RUNNING, both nodes, to now" "$out" \
 		"^job $j \\(user $SYS_USER\\), RUNNING, nodes node\\[1-2\\], [0-9T:-]+ to now \\([0-9]+ s\\), from Prometheus at http://$JM_PROM/$"
-	is "two nodes: report while it runs: the whole job's writes, both nodes' (2 x $TN_BYTES bytes)" \
-		"$(echo "$out" | sed -n '/^ whole job/,/^ node /p' | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
-		"$((2 * TN_WRITES)) $((2 * TN_BYTES))"
-	for i in node1 node2; do
-		is "two nodes: report while it runs: $i's writes, its own $TN_BYTES bytes" \
-			"$(echo "$out" | sed -n "/^ node $i, sets io:\$/,/^ node /p" | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
-			"$TN_WRITES $TN_BYTES"
-	done
+	_tn_report_writes "report while it runs" "$out"
 	touch "$TN_GATES/two.gate"
 	ok_if "two nodes: job $j finished, epilog included" wait_job_done "$j" 120
 	is "two nodes: job $j completed" "$(job_state "$j")" COMPLETED
@@ -136,27 +163,14 @@ _tn_scenario() {
 	kill "$TN_GATE_PID" 2>/dev/null
 
 	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
-	diag "two nodes: after job $j, spank-ebpf -c $login report $j, as $SYS_USER:"
-	while IFS= read -r i; do diag "  $i"; done <<<"$out"
+	_tn_show "after job $j, spank-ebpf -c $login report $j, as $SYS_USER" "$out"
 	like "two nodes: report: the job, its user, COMPLETED, both nodes" "$out" \
 		"^job $j \\(user $SYS_USER\\), COMPLETED, nodes node\\[1-2\\], [0-9T:-]+ to [0-9T:-]+ \\([0-9]+ s\\), from Prometheus at http://$JM_PROM/$"
 	like "two nodes: report: the whole job, two nodes with series" "$out" '^ whole job \(2 nodes with series\):$'
-	is "two nodes: report: the whole job's writes, both nodes' (2 x $TN_BYTES bytes)" \
-		"$(echo "$out" | sed -n '/^ whole job/,/^ node /p' | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
-		"$((2 * TN_WRITES)) $((2 * TN_BYTES))"
-	for i in node1 node2; do
-		is "two nodes: report: $i's writes, its own $TN_BYTES bytes" \
-			"$(echo "$out" | sed -n "/^ node $i, sets io:\$/,/^ node /p" | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
-			"$TN_WRITES $TN_BYTES"
-	done
+	_tn_report_writes report "$out"
 	json=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --json "$j" 2>&1)
 	diag "two nodes: report --json $j: $json"
-	is "two nodes: report --json: per node and total bytes written" \
-		"$(printf '%s' "$json" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-per = " ".join("%s=%s" % (n["node"], n["io"]["write"]["bytes"]) for n in sorted(d["per_node"], key=lambda n: n["node"]))
-print(d["state"], per, "total=%s" % d["total"]["io"]["write"]["bytes"], d["errors"])' 2>&1)" \
-		"COMPLETED node1=$TN_BYTES node2=$TN_BYTES total=$((2 * TN_BYTES)) []"
+	is "two nodes: report --json: per node and total bytes written" "$(_tn_json_writes "$json")" \
+		"prometheus COMPLETED node1=$TN_BYTES node2=$TN_BYTES total=$((2 * TN_BYTES)) []"
 	diag "two nodes: plugin lines on node1: $(plugin_log_since "$c" | tr '\n' '|')"
 }
