@@ -13,7 +13,18 @@
 #   dbd_stop           all of it undone: slurm.conf as it was, the cluster
 #                      restarted, the database dropped, slurmdbd and
 #                      MariaDB stopped
-# Either bails when a step fails: a half-made accounting would mislead
+# dbd_start's steps, for tests/vm/two-nodes.sh's node1, which takes them
+# at two times: the first two as its image is made (in the container it
+# is made from), the last in the guest (whose lib/ has a copy of this
+# file; ct there, and NODE_ROOT, empty):
+#   dbd_store          MariaDB up with the database and its user,
+#                      slurmdbd.conf with their new password
+#   dbd_slurm_conf     slurm.conf's accounting storage: slurmdbd
+#   dbd_join RESTART USER...
+#                      once slurmdbd answers: the cluster, an account
+#                      and USERs in it; RESTART run (it restarts
+#                      slurmctld), until slurmctld registered
+# Each bails when a step fails: a half-made accounting would mislead
 # every scenario after it.
 
 DBD_DB=slurm_acct_db
@@ -112,12 +123,8 @@ _dbd_registered() {
 	[ -n "$(ct timeout 20 sacctmgr -n -P show cluster "$(_dbd_cluster)" format=ControlHost 2>/dev/null)" ]
 }
 
-# _dbd_slurm_conf: slurm.conf (saved first) with slurmdbd as its
-# accounting storage.
-_dbd_slurm_conf() {
+dbd_slurm_conf() {
 	local f=$NODE_ROOT/etc/slurm/slurm.conf
-	_dbd_saved=$RUN/dbd-slurm.conf
-	cp -p "$f" "$_dbd_saved" || bail "accounting: could not save slurm.conf"
 	grep -q '^AccountingStorageType=accounting_storage/none$' "$f" ||
 		bail "accounting: slurm.conf has no AccountingStorageType=accounting_storage/none to replace"
 	sed -i "s#^AccountingStorageType=accounting_storage/none\$#AccountingStorageType=accounting_storage/slurmdbd\\
@@ -143,15 +150,16 @@ _dbd_associations() {
 		_dbd_fail "sacctmgr add user $users failed" slurmdbd.service
 }
 
-dbd_start() {
-	local t0 pass
-	t0=$(date +%s)
-	[ -z "$_dbd_saved" ] || bail "accounting: dbd_start twice without dbd_stop"
+dbd_store() {
+	local pass
 	pass=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 	_dbd_mariadb_start "$pass"
 	_dbd_conf "$pass"
-	_dbd_slurm_conf
-	ct timeout 120 systemctl start slurmdbd.service || _dbd_fail "slurmdbd did not start" slurmdbd.service
+}
+
+dbd_join() {
+	local restart=$1
+	shift
 	_dbd_wait_answers
 	_dbd_associations "$@"
 	# The cluster's ID slurmctld keeps from its runs without accounting
@@ -160,9 +168,22 @@ dbd_start() {
 	# 24.11 at the restart after the first); without it, slurmctld takes
 	# slurmdbd's.
 	rm -f "$NODE_ROOT$(_dbd_ctld_state)/clustername"
-	sys_cluster_start
+	"$restart"
 	wait_until 60 "slurmctld registered with slurmdbd" _dbd_registered ||
 		_dbd_fail "slurmctld did not register with slurmdbd" slurmctld.service slurmdbd.service
+}
+
+dbd_start() {
+	local t0
+	t0=$(date +%s)
+	[ -z "$_dbd_saved" ] || bail "accounting: dbd_start twice without dbd_stop"
+	dbd_store
+	# slurm.conf saved first, for dbd_stop.
+	_dbd_saved=$RUN/dbd-slurm.conf
+	cp -p "$NODE_ROOT/etc/slurm/slurm.conf" "$_dbd_saved" || bail "accounting: could not save slurm.conf"
+	dbd_slurm_conf
+	ct timeout 120 systemctl start slurmdbd.service || _dbd_fail "slurmdbd did not start" slurmdbd.service
+	dbd_join sys_cluster_start "$@"
 	diag "accounting: slurmdbd on MariaDB up in $(($(date +%s) - t0)) s: $(ct slurmdbd -V 2>&1), MariaDB $(_dbd_sql 'SELECT VERSION()' -N 2>&1)"
 }
 

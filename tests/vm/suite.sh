@@ -9,6 +9,9 @@
 . "${srcdir:-.}/tests/lib/vm.sh"
 . "${srcdir:-.}/tests/system/real.sh"
 
+# The command, where the package puts it (the guest's too: vm-env.sh).
+SYS_ADMIN_CMD=/usr/sbin/spank-ebpf
+
 # The sets the guest's jobs ask for: tests/system's (io, sched,
 # sched-detail: real.sh) and the oom set.
 _vm_sets_file() {
@@ -45,7 +48,7 @@ _vm_node_files() {
 	install -m 0755 "$SYS_TOP/tests/vm/files/vm-work" "$NODE_ROOT/usr/local/bin/sse-vm-work"
 	cat >"$NODE_ROOT$VM_GUEST_DIR/vm-env.sh" <<EOT
 NODE=$NODE SYS_USER=$SYS_USER JOB_MARKS=$JOB_MARKS STATE=$STATE SUBMIT_ERR=/tmp/sbatch.err
-SYS_UNIT=$SYS_UNIT SYS_SETS_FILE=$SYS_SETS_FILE SYS_ADMIN_CMD=/usr/sbin/spank-ebpf JM_OTHER=sse-other
+SYS_UNIT=$SYS_UNIT SYS_SETS_FILE=$SYS_SETS_FILE SYS_ADMIN_CMD=$SYS_ADMIN_CMD JM_OTHER=sse-other
 VM_SLURM=$SLURM_VERSION VM_KERNEL="$(cat "$KDIR/version")"
 SUBMIT_OPTS=()
 EOT

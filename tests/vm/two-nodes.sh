@@ -3,12 +3,15 @@
 # two copies of one prepared Debian 12 node (tests/vm/suite.sh), linked
 # by a private L2 network between the two qemu processes (qemu's socket
 # netdev on 127.0.0.1: no root networking on the host). node1 runs
-# slurmctld, slurmd and Prometheus, node2 slurmd; both run the io set's
+# slurmctld, slurmd, Prometheus and Slurm's accounting (slurmdbd on
+# MariaDB, tests/lib/dbd.sh), node2 slurmd; both run the io set's
 # exporter on their link address and node_exporter's textfile collector.
 # A job on both nodes writes on each, and spank-ebpf report --cluster
-# gives its figures per node from Prometheus (tests/vm/guest/two-nodes.sh).
-# Two kernels, unlike the containers: each node's exporter counts its own
-# node's writes only.
+# gives its figures per node from Prometheus; after its end, from the
+# summary EpilogSlurmctld=spank-ebpf stored in its AdminComment, the same
+# figures of both nodes, asked for (--summary) or once Prometheus has the
+# job's series no more (tests/vm/guest/two-nodes.sh). Two kernels, unlike
+# the containers: each node's exporter counts its own node's writes only.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/vm/suite.sh"
 
@@ -60,11 +63,12 @@ _tn_node1_only() {
 # over the link: node_exporter (textfile collector only) on each node's
 # address, Prometheus on node1 scraping both nodes' io sets and
 # node_exporters by name (the report names a node by its instance's host)
-# every second. Started at boot; Prometheus on node1 alone.
+# every second. Started at boot; Prometheus on node1 alone, its admin API
+# on: the scenario deletes the job's series, as retention would.
 _tn_monitoring() {
 	echo "ARGS=\"--web.listen-address=@SSE_VM_ADDR@:9100 --collector.disable-defaults --collector.textfile --collector.textfile.directory=$TN_TEXTFILE\"" \
 		>"$NODE_ROOT/etc/default/prometheus-node-exporter"
-	echo "ARGS=\"--web.listen-address=$TN_NET.1:9090\"" >"$NODE_ROOT/etc/default/prometheus"
+	echo "ARGS=\"--web.listen-address=$TN_NET.1:9090 --web.enable-admin-api\"" >"$NODE_ROOT/etc/default/prometheus"
 	cat >"$NODE_ROOT/etc/prometheus/prometheus.yml" <<EOT
 global:
   scrape_interval: 1s
@@ -84,16 +88,36 @@ EOT
 	_tn_node1_only prometheus.service slurmctld.service
 }
 
+# _tn_accounting: node1's accounting, made here as far as it can be
+# without slurmctld (tests/lib/dbd.sh's steps): MariaDB's database and
+# its user, slurmdbd.conf; MariaDB and slurmdbd start at boot on node1
+# alone. The guest adds the cluster and its users, then restarts
+# slurmctld (dbd_join). slurm.conf: _tn_node_files.
+_tn_accounting() {
+	dbd_store
+	# Stopped cleanly before the image is made of its files.
+	ct timeout 120 systemctl stop mariadb.service || bail "MariaDB did not stop"
+	ct systemctl enable mariadb.service slurmdbd.service >/dev/null 2>&1 ||
+		bail "could not enable mariadb and slurmdbd"
+	_tn_node1_only mariadb.service slurmdbd.service
+}
+
 # _tn_node_files: after the image's usual files (vm_node_image): both
 # names in /etc/hosts, the link's service, the job's payload, the guest's
-# PromQL helpers (tests/system/jobmetrics.sh) and what the scenario reads.
+# PromQL and accounting helpers (tests/system/jobmetrics.sh,
+# tests/lib/dbd.sh) and what the scenario reads; slurm.conf (both
+# nodes': one cluster's) with slurmdbd as its accounting storage, and
+# spank-ebpf as EpilogSlurmctld, which stores a job's summary at its end.
 _tn_node_files() {
 	printf '127.0.0.1\tlocalhost\n%s.1\tnode1\n%s.2\tnode2\n' "$TN_NET" "$TN_NET" >"$NODE_ROOT/etc/hosts"
 	install -m 0755 "$SYS_TOP/tests/vm/files/sse-vm-net" "$NODE_ROOT/usr/local/sbin/sse-vm-net"
 	install -m 0644 "$SYS_TOP/tests/vm/files/sse-vm-net.service" "$NODE_ROOT/etc/systemd/system/"
 	ln -sf ../sse-vm-net.service "$NODE_ROOT/etc/systemd/system/multi-user.target.wants/sse-vm-net.service"
 	install -m 0755 "$SYS_TOP/tests/vm/files/vm-two-work" "$NODE_ROOT/usr/local/bin/sse-vm-two-work"
-	cp "$SYS_TOP/tests/system/jobmetrics.sh" "$NODE_ROOT$VM_GUEST_DIR/lib/" || bail "could not copy jobmetrics.sh"
+	cp "$SYS_TOP/tests/system/jobmetrics.sh" "$SYS_TOP/tests/lib/dbd.sh" "$NODE_ROOT$VM_GUEST_DIR/lib/" ||
+		bail "could not copy jobmetrics.sh and dbd.sh"
+	dbd_slurm_conf
+	echo "EpilogSlurmctld=$SYS_ADMIN_CMD" >>"$NODE_ROOT/etc/slurm/slurm.conf"
 	cat >>"$NODE_ROOT$VM_GUEST_DIR/vm-env.sh" <<EOT
 TN_NET=$TN_NET TN_TEXTFILE=$TN_TEXTFILE
 EOT
@@ -175,8 +199,10 @@ need_cmd ss shuf
 SYS_TEARDOWN=_tn_teardown SYS_DUMP=_tn_dump
 _tn_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
 chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
-plugin_args mode=opt-in "sets=$SYS_SETS_FILE"
+# prometheus=: where EpilogSlurmctld's spank-ebpf reads the job's figures.
+plugin_args mode=opt-in "sets=$SYS_SETS_FILE" "prometheus=http://$TN_NET.1:9090/"
 _tn_monitoring
+_tn_accounting
 _tn_slurm_nodes
 VM_NODE_FILES=_tn_node_files vm_node_image two-nodes
 _tn_boot

@@ -4,9 +4,14 @@
 # makes 2000 direct 4-KiB writes on its own disk; Prometheus on node1
 # scrapes both nodes' exporters, and spank-ebpf report --cluster, from a
 # login node's line, gives the job's figures per node, while it runs and
-# after.
+# after. Slurm's accounting runs on node1 (slurmdbd on MariaDB): at the
+# job's end EpilogSlurmctld=spank-ebpf stores its summary in its
+# AdminComment, and report gives the same figures of both nodes from it,
+# asked for (--summary) and, the job's series deleted from Prometheus,
+# of itself, in text and JSON.
 
 . /usr/local/share/sse-vm/lib/jobmetrics.sh
+. /usr/local/share/sse-vm/lib/dbd.sh
 JM_PROM=$TN_NET.1:9090
 TN_PEER_PORT=7999
 TN_GATES=/var/tmp/sse-vm-gates
@@ -46,6 +51,20 @@ _tn_tell_node2() {
 		bash -c "exec 3<>/dev/tcp/$TN_NET.2/$TN_PEER_PORT && echo over >&3"
 }
 
+# _tn_ctld_restart: dbd_join's restart, on node1 (slurmctld's node).
+_tn_ctld_restart() {
+	ct timeout 120 systemctl restart slurmctld || bail "slurmctld did not restart"
+}
+
+# _tn_accounting: the cluster and the test user in slurmdbd (started at
+# boot), slurmctld restarted on it and registered (dbd_join). In a
+# subshell: its bail ends that, not the guest's runner (node2 waits for
+# node1's word), and its words go to the TAP as a comment.
+_tn_accounting() {
+	(dbd_join _tn_ctld_restart "$SYS_USER") | sed 's/^Bail out! /# /'
+	return "${PIPESTATUS[0]}"
+}
+
 _tn_both_idle() {
 	[ "$(ct sinfo -h -N -o '%N %T' 2>/dev/null | sort | tr '\n' ' ')" = "node1 idle node2 idle " ]
 }
@@ -81,9 +100,52 @@ _tn_gate_serve() {
 	TN_GATE_PID=$!
 }
 
+# _tn_writes SECTION REPORT: the write requests and bytes, "REQUESTS
+# BYTES", in REPORT's SECTION (" whole job" or " node NAME, sets io:").
+_tn_writes() {
+	echo "$2" | sed -n "/^$1/,/^ node /p" | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p'
+}
+
+# _tn_report_writes WHAT REPORT: report's figures of the whole job (both
+# nodes') and of each node (its own), three points named "WHAT: ...".
+_tn_report_writes() {
+	local i
+	is "two nodes: $1: the whole job's writes, both nodes' (2 x $TN_BYTES bytes)" \
+		"$(_tn_writes ' whole job' "$2")" "$((2 * TN_WRITES)) $((2 * TN_BYTES))"
+	for i in node1 node2; do
+		is "two nodes: $1: $i's writes, its own $TN_BYTES bytes" \
+			"$(_tn_writes " node $i, sets io:\$" "$2")" "$TN_WRITES $TN_BYTES"
+	done
+}
+
+# _tn_json_writes JSON: report --json's source, state, bytes written per
+# node and in all, and errors.
+_tn_json_writes() {
+	printf '%s' "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+per = " ".join("%s=%s" % (n["node"], n["io"]["write"]["bytes"]) for n in sorted(d["per_node"], key=lambda n: n["node"]))
+print(d["source"], d["state"], per, "total=%s" % d["total"]["io"]["write"]["bytes"], d["errors"])' 2>&1
+}
+
+# _tn_summary_said JOB: what EpilogSlurmctld's spank-ebpf logged of JOB.
+_tn_summary_said() {
+	ct journalctl -b --no-pager -o cat 2>/dev/null | grep "summary job $1:"
+}
+
+# _tn_show WHAT REPORT: REPORT in the TAP, one comment line each.
+_tn_show() {
+	local l
+	diag "two nodes: $1:"
+	while IFS= read -r l; do diag "  $l"; done <<<"$2"
+}
+
 _tn_scenario() {
-	local j c out json i login
+	local j c out prom json i login acct field
 	c=$(boot_mark)
+	if _tn_accounting; then acct=yes; else acct=no; fi
+	is "two nodes: accounting on node1: slurmdbd holds the cluster and $SYS_USER, slurmctld registered with it" "$acct" yes
+	diag "two nodes: accounting: $(ct slurmdbd -V 2>&1), cluster $(ct sacctmgr -n -P show cluster format=Cluster,ControlHost 2>&1 | tr '\n' ' ')"
 	ok_if "two nodes: both nodes idle in sinfo (node2's slurmd reached slurmctld over the link)" \
 		wait_until 180 "node1 and node2 idle" _tn_both_idle
 	diag "two nodes: sinfo: $(ct sinfo -h -N -o '%N %T %E' 2>&1 | tr '\n' '|')"
@@ -117,46 +179,57 @@ _tn_scenario() {
 	chmod 0644 "$login"
 	# While it runs (its tasks have written, and wait at the gate).
 	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
-	diag "two nodes: while job $j runs, spank-ebpf -c $login report $j, as $SYS_USER:"
-	while IFS= read -r i; do diag "  $i"; done <<<"$out"
+	_tn_show "while job $j runs, spank-ebpf -c $login report $j, as $SYS_USER" "$out"
 	like "two nodes: report while it runs: the job, RUNNING, both nodes, to now" "$out" \
 		"^job $j \\(user $SYS_USER\\), RUNNING, nodes node\\[1-2\\], [0-9T:-]+ to now \\([0-9]+ s\\), from Prometheus at http://$JM_PROM/$"
-	is "two nodes: report while it runs: the whole job's writes, both nodes' (2 x $TN_BYTES bytes)" \
-		"$(echo "$out" | sed -n '/^ whole job/,/^ node /p' | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
-		"$((2 * TN_WRITES)) $((2 * TN_BYTES))"
-	for i in node1 node2; do
-		is "two nodes: report while it runs: $i's writes, its own $TN_BYTES bytes" \
-			"$(echo "$out" | sed -n "/^ node $i, sets io:\$/,/^ node /p" | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
-			"$TN_WRITES $TN_BYTES"
-	done
+	_tn_report_writes "report while it runs" "$out"
 	touch "$TN_GATES/two.gate"
 	ok_if "two nodes: job $j finished, epilog included" wait_job_done "$j" 120
 	is "two nodes: job $j completed" "$(job_state "$j")" COMPLETED
 	diag "two nodes: job $j's output: $(tr '\n' '|' <"$JOB_MARKS/two-$j.out" 2>&1)"
 	kill "$TN_GATE_PID" 2>/dev/null
 
-	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
-	diag "two nodes: after job $j, spank-ebpf -c $login report $j, as $SYS_USER:"
-	while IFS= read -r i; do diag "  $i"; done <<<"$out"
-	like "two nodes: report: the job, its user, COMPLETED, both nodes" "$out" \
+	prom=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
+	_tn_show "after job $j, spank-ebpf -c $login report $j, as $SYS_USER" "$prom"
+	like "two nodes: report: the job, its user, COMPLETED, both nodes" "$prom" \
 		"^job $j \\(user $SYS_USER\\), COMPLETED, nodes node\\[1-2\\], [0-9T:-]+ to [0-9T:-]+ \\([0-9]+ s\\), from Prometheus at http://$JM_PROM/$"
-	like "two nodes: report: the whole job, two nodes with series" "$out" '^ whole job \(2 nodes with series\):$'
-	is "two nodes: report: the whole job's writes, both nodes' (2 x $TN_BYTES bytes)" \
-		"$(echo "$out" | sed -n '/^ whole job/,/^ node /p' | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
-		"$((2 * TN_WRITES)) $((2 * TN_BYTES))"
-	for i in node1 node2; do
-		is "two nodes: report: $i's writes, its own $TN_BYTES bytes" \
-			"$(echo "$out" | sed -n "/^ node $i, sets io:\$/,/^ node /p" | sed -n 's/^  I\/O write  \([0-9]*\) requests, \([0-9]*\) bytes, .*/\1 \2/p')" \
-			"$TN_WRITES $TN_BYTES"
-	done
+	like "two nodes: report: the whole job, two nodes with series" "$prom" '^ whole job \(2 nodes with series\):$'
+	_tn_report_writes report "$prom"
 	json=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --json "$j" 2>&1)
 	diag "two nodes: report --json $j: $json"
-	is "two nodes: report --json: per node and total bytes written" \
-		"$(printf '%s' "$json" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-per = " ".join("%s=%s" % (n["node"], n["io"]["write"]["bytes"]) for n in sorted(d["per_node"], key=lambda n: n["node"]))
-print(d["state"], per, "total=%s" % d["total"]["io"]["write"]["bytes"], d["errors"])' 2>&1)" \
-		"COMPLETED node1=$TN_BYTES node2=$TN_BYTES total=$((2 * TN_BYTES)) []"
+	is "two nodes: report --json: per node and total bytes written" "$(_tn_json_writes "$json")" \
+		"prometheus COMPLETED node1=$TN_BYTES node2=$TN_BYTES total=$((2 * TN_BYTES)) []"
+
+	# The summary: made by slurmctld's EpilogSlurmctld from both nodes'
+	# series, stored in slurmdbd.
+	ok_if "two nodes: EpilogSlurmctld stored job $j's summary; sacct shows it" \
+		wait_until 120 "job $j's summary in sacct" _jm_summary_stored "$j"
+	field=$(_jm_acct_comment "$j" ctu)
+	diag "two nodes: job $j's AdminComment as sacct shows $SYS_USER (Slurm $VM_SLURM): ${#field} characters, ${field:0:40}..."
+	# Its line follows its sacctmgr: waited for.
+	wait_until 30 "EpilogSlurmctld's line on job $j" _tn_summary_said "$j"
+	like "two nodes: EpilogSlurmctld's spank-ebpf kept both nodes in the summary" "$(_tn_summary_said "$j")" \
+		"summary job $j: stored in its AdminComment: 2 of 2 nodes, [0-9]+ bytes"
+	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --summary "$j" 2>&1)
+	_tn_show "report --summary $j, as $SYS_USER" "$out"
+	like "two nodes: report --summary: the job, COMPLETED, both nodes, from its summary" "$out" \
+		"^job $j \\(user $SYS_USER\\), COMPLETED, nodes node\\[1-2\\], .*, from its summary in Slurm's accounting \\(made at "
+	_tn_report_writes "report --summary" "$out"
+	is "two nodes: report --summary: the same lines as from Prometheus, after the first" \
+		"$(echo "$out" | sed 1d)" "$(echo "$prom" | sed 1d)"
+
+	# Prometheus without the job's series, as after its retention: the
+	# summary, of itself.
+	_jm_prom_delete "$j"
+	is "two nodes: job $j's series deleted from Prometheus" "$(promql "count_over_time({jobid=\"$j\"}[1h])")" ""
+	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
+	_tn_show "report $j, Prometheus without its series, as $SYS_USER" "$out"
+	like "two nodes: report, Prometheus without the job's series: from its summary" "$out" \
+		"^job $j \\(user $SYS_USER\\), COMPLETED, nodes node\\[1-2\\], .*, from its summary in Slurm's accounting \\(made at "
+	_tn_report_writes "report from the summary" "$out"
+	json=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --json "$j" 2>&1)
+	diag "two nodes: report --json $j from the summary: $json"
+	is "two nodes: report --json from the summary: per node and total bytes written" "$(_tn_json_writes "$json")" \
+		"summary COMPLETED node1=$TN_BYTES node2=$TN_BYTES total=$((2 * TN_BYTES)) []"
 	diag "two nodes: plugin lines on node1: $(plugin_log_since "$c" | tr '\n' '|')"
 }
