@@ -274,6 +274,7 @@ vm_relay() {
 		"ok "*) tap_point "$pre$(echo "$line" | sed 's/^ok [0-9]* - //')" 0 ;;
 		"not ok "*) tap_point "$pre$(echo "$line" | sed 's/^not ok [0-9]* - //')" 1 ;;
 		"#"*) echo "$line" ;;
+		"Bail out! "*) diag "${pre}vm: the guest's scenario bailed: ${line#Bail out! }" ;;
 		"sse-vm: end") end=1 ;;
 		esac
 	done <"$dir/vm-tap.log"
