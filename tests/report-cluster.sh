@@ -299,6 +299,19 @@ is "a token whose figures do not read: exit 2, nothing half-shown" "$rc $err ${o
 printf 'SE1:%s' "$(printf 'v1 job=6 at=1 elapsed=300 nodes=0 kept=0\nf * sets=-\n' | b32)" >"$d/ac.5"
 run report --summary --squeue "$d/slurm/squeue" 5
 like "another job's token: refused" "$rc $err" "^2 spank-ebpf: report: job 5's AdminComment: its summary's first line is not one"
+# Job 5's summary as if it had kept one of its two nodes (as a large
+# job's keeps the first that fit): the other is named in the singular.
+printf '%s' "$first" | python3 -c '
+import base64, re, sys
+t = sys.stdin.read().split()[0][4:]
+lines = base64.b32decode(t.upper() + "=" * (-len(t) % 8)).decode().split("\n")
+lines[0] = re.sub(" kept=2$", " kept=1", lines[0])
+last = max(i for i, l in enumerate(lines) if l.startswith("f "))
+del lines[last]
+print("SE1:" + base64.b32encode("\n".join(lines).encode()).decode().rstrip("=").lower(), end="")' >"$d/ac.5"
+run report --summary --squeue "$d/slurm/squeue" 5
+is "a summary that kept 1 of 2 nodes: the other named in the singular" "$rc $(printf '%s\n' "$out" | tail -n 1)" \
+	"0  the other node: in the whole job's figures only (the summary keeps 1 node within its 16384 bytes)"
 printf 'reviewed %s' "$js1" >"$d/ac.5"
 run report --summary --squeue "$d/slurm/squeue" 5
 like "a field without a token: exit 1, says how one is made" "$rc $err" \

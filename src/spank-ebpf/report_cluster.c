@@ -169,9 +169,14 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 		       c->node[i].sets);
 		report_text_figures(&c->node[i].f, 0);
 	}
-	if (c->n < with)
-		printf(" the other %zu nodes: in the whole job's figures only (the summary keeps %zu nodes within its %d bytes)\n",
-		       with - c->n, c->n, SUMMARY_TOKEN_MAX);
+	if (c->n < with) {
+		char other[32] = "node";
+
+		if (with - c->n > 1)
+			snprintf(other, sizeof(other), "%zu nodes", with - c->n);
+		printf(" the other %s: in the whole job's figures only (the summary keeps %zu node%s within its %d bytes)\n",
+		       other, c->n, c->n == 1 ? "" : "s", SUMMARY_TOKEN_MAX);
+	}
 }
 
 static void cluster_json(const struct job_range *r, unsigned long job, const struct cluster *c,
