@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -296,6 +297,14 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return buf;
+}
+
+double promapi_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int promapi_query(const struct promapi *p, const char *promql, double at,

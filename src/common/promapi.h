@@ -47,6 +47,11 @@ struct promapi_vector {
  * the URL: it may hold a secret the check refuses). */
 int promapi_url_check(const char *url, char *why, size_t whylen);
 
+/* The present as a query's time: Unix seconds with their fraction (asked
+ * at the whole second, Prometheus leaves out samples scraped earlier in
+ * it: a short job's may all be). */
+double promapi_now(void);
+
 /* Evaluates promql at time at (Unix seconds) into *v (freed with
  * promapi_vector_free, empty on error). Returns 0, or -1 with err saying
  * why (Prometheus' own error text, made printable, when it gave one). */

@@ -51,13 +51,10 @@ static void summary_wait_scrape(const struct config *cfg, unsigned long job, lon
 		 job);
 	for (;;) {
 		struct promapi_vector v;
-		struct timespec ts;
-		long long now;
+		double now = promapi_now();
 		bool done;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		now = (long long)ts.tv_sec;
-		if (promapi_query(&p, q, (double)ts.tv_sec + ts.tv_nsec / 1e9, &v, err, sizeof(err)) < 0) {
+		if (promapi_query(&p, q, now, &v, err, sizeof(err)) < 0) {
 			log_msg(LOG_INFO, "Prometheus cannot be asked for the job's last scrape: %s", err);
 			return;
 		}

@@ -221,17 +221,11 @@ int report_cluster_collect(const struct config *cfg, unsigned long job, long lon
 			   struct cluster *c, struct figures *all)
 {
 	struct promapi p = { 0 };
-	struct timespec ts;
-	long long now, stop, range;
-	double at;
+	double wall = promapi_now();
+	long long now = (long long)wall, stop = end ? end : now, range;
+	double at = stop + CLUSTER_SLACK_S < now ? (double)(stop + CLUSTER_SLACK_S) : wall;
 	size_t i;
 
-	/* Prometheus is asked at the present to the millisecond: samples
-	 * scraped earlier in this second count (a short job's may all be). */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (long long)ts.tv_sec;
-	stop = end ? end : now;
-	at = stop + CLUSTER_SLACK_S < now ? (double)(stop + CLUSTER_SLACK_S) : (double)ts.tv_sec + ts.tv_nsec / 1e9;
 
 	memset(c, 0, sizeof(*c));
 	memset(all, 0, sizeof(*all));
