@@ -90,6 +90,32 @@ _jm_ready() {
 	[ "$(promql 'vector(1)')" = " = 1" ]
 }
 
+# jm_monitoring_conf NODE_ADDR PROM_ADDR IO_TARGETS NODE_TARGETS: Debian's
+# two services' files: node_exporter with only its textfile collector
+# (JM_TEXTFILE) on NODE_ADDR, Prometheus on PROM_ADDR with its admin API
+# (scn_jm_summary and tests/vm/two-nodes.sh delete a job's series, as a
+# site's retention would) scraping the io sets at IO_TARGETS and the
+# node_exporters at NODE_TARGETS (YAML list items: 'a:1', 'b:1') every
+# second, and its storage directory.
+jm_monitoring_conf() {
+	echo "ARGS=\"--web.listen-address=$1 --collector.disable-defaults --collector.textfile --collector.textfile.directory=$JM_TEXTFILE\"" \
+		>"$NODE_ROOT/etc/default/prometheus-node-exporter"
+	echo "ARGS=\"--web.listen-address=$2 --web.enable-admin-api\"" >"$NODE_ROOT/etc/default/prometheus"
+	cat >"$NODE_ROOT/etc/prometheus/prometheus.yml" <<EOT
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: spank-ebpf-io
+    static_configs:
+      - targets: [$3]
+  - job_name: node
+    static_configs:
+      - targets: [$4]
+EOT
+	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
+}
+
 # Debian's two services (installed, disabled, in the root filesystem),
 # configured as an admin would in /etc/default and /etc/prometheus, and
 # started: node_exporter with only its textfile collector, on the
@@ -98,24 +124,7 @@ _jm_ready() {
 # package leaves the directory to be made: without it Prometheus exits
 # at once, "Unable to create mmap-ed active query log").
 jm_monitoring_start() {
-	echo "ARGS=\"--web.listen-address=$JM_NODE --collector.disable-defaults --collector.textfile --collector.textfile.directory=$JM_TEXTFILE\"" \
-		>"$NODE_ROOT/etc/default/prometheus-node-exporter"
-	# The admin API: scn_jm_summary deletes a job's series, as a site's
-	# retention would.
-	echo "ARGS=\"--web.listen-address=$JM_PROM --web.enable-admin-api\"" >"$NODE_ROOT/etc/default/prometheus"
-	cat >"$NODE_ROOT/etc/prometheus/prometheus.yml" <<EOT
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: spank-ebpf-io
-    static_configs:
-      - targets: ['$JM_IO']
-  - job_name: node
-    static_configs:
-      - targets: ['$JM_NODE']
-EOT
-	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
+	jm_monitoring_conf "$JM_NODE" "$JM_PROM" "'$JM_IO'" "'$JM_NODE'"
 	ok_if "job metrics: node_exporter's textfile directory $JM_TEXTFILE is there (prometheus-node-exporter ships it)" \
 		ct test -d "$JM_TEXTFILE"
 	ct systemctl start prometheus-node-exporter.service prometheus.service

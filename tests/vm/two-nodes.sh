@@ -14,9 +14,11 @@
 # the containers: each node's exporter counts its own node's writes only.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/vm/suite.sh"
+# jm_monitoring_conf: the monitoring files, as in the container suites.
+. "${srcdir:-.}/tests/system/jobmetrics.sh"
 
 TN_NET=10.77.0
-TN_TEXTFILE=/var/lib/prometheus/node-exporter
+TN_TEXTFILE=$JM_TEXTFILE
 # Each guest's bound: the whole suite takes about two minutes here (its
 # root filesystem and packages cached), the guests about 80 s.
 TN_TIMEOUT=${VM_TIMEOUT:-600}
@@ -59,29 +61,12 @@ _tn_node1_only() {
 	done
 }
 
-# _tn_monitoring: as tests/system/jobmetrics.sh's jm_monitoring_start,
-# over the link: node_exporter (textfile collector only) on each node's
-# address, Prometheus on node1 scraping both nodes' io sets and
-# node_exporters by name (the report names a node by its instance's host)
-# every second. Started at boot; Prometheus on node1 alone, its admin API
-# on: the scenario deletes the job's series, as retention would.
+# _tn_monitoring: jobmetrics.sh's monitoring files over the link:
+# node_exporter on each node's address, Prometheus on node1 scraping both
+# nodes' io sets and node_exporters by name (the report names a node by
+# its instance's host). Started at boot; Prometheus on node1 alone.
 _tn_monitoring() {
-	echo "ARGS=\"--web.listen-address=@SSE_VM_ADDR@:9100 --collector.disable-defaults --collector.textfile --collector.textfile.directory=$TN_TEXTFILE\"" \
-		>"$NODE_ROOT/etc/default/prometheus-node-exporter"
-	echo "ARGS=\"--web.listen-address=$TN_NET.1:9090 --web.enable-admin-api\"" >"$NODE_ROOT/etc/default/prometheus"
-	cat >"$NODE_ROOT/etc/prometheus/prometheus.yml" <<EOT
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: spank-ebpf-io
-    static_configs:
-      - targets: ['node1:941', 'node2:941']
-  - job_name: node
-    static_configs:
-      - targets: ['node1:9100', 'node2:9100']
-EOT
-	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
+	jm_monitoring_conf @SSE_VM_ADDR@:9100 "$TN_NET.1:9090" "'node1:941', 'node2:941'" "'node1:9100', 'node2:9100'"
 	ct test -d "$TN_TEXTFILE" || bail "no $TN_TEXTFILE (prometheus-node-exporter ships it)"
 	ct systemctl enable prometheus.service prometheus-node-exporter.service >/dev/null 2>&1 ||
 		bail "could not enable prometheus and prometheus-node-exporter"
