@@ -14,10 +14,6 @@ _pace_reset() {
 	sys_cluster_start
 }
 
-# Linger with the real stand-in: the exporter outlives the last job by
-# SYS_LINGER s; a job inside the window causes neither a stop nor a start;
-# the transient timer (systemd-run) ends the window with nobody left, and
-# the programs are gone after it.
 # _pace_window_ms CURSOR: ms from the plugin's last "keeping UNIT for N
 # s" line since CURSOR (the epilog opening the window) to systemd's stop
 # job of the unit that ended it, by the journal's own timestamps.
@@ -39,8 +35,12 @@ if keep and stop:
     print((stop - keep) // 1000)' "$SYS_UNIT"
 }
 
+# Linger with the real stand-in: the exporter outlives the last job by
+# SYS_LINGER s; a job inside the window causes neither a stop nor a start;
+# the transient timer (systemd-run) ends the window with nobody left, and
+# the programs are gone after it.
 scn_linger() {
-	local c a b pid1 pid2 t_end left log seen
+	local c a b pid1 pid2 t_end left log seen win
 	plugin_args mode=opt-in linger=$SYS_LINGER
 	sys_restart_slurmd || bail "slurmd did not restart with linger=$SYS_LINGER"
 	c=$(journal_mark)
