@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "promapi.h"
+#include "httpurl.h"
 
 #ifndef SYSTEMCTL_PATH
 #define SYSTEMCTL_PATH "/usr/bin/systemctl"
@@ -204,9 +204,9 @@ static int apply(struct config *cfg, enum key k, const char *arg,
 	case K_PROMETHEUS: {
 		char why[300];
 
-		/* Checked as curl reads it (promapi.h); the URL itself is not
+		/* Checked as an HTTP client reads it (httpurl.h); the URL itself is not
 		 * repeated: it may hold a password the check refuses. */
-		if (promapi_url_check(val, why, sizeof(why)) < 0)
+		if (httpurl_check(val, why, sizeof(why)) < 0)
 			return fail(err, errlen, "prometheus=...", "prometheus must be Prometheus' URL: %s", why);
 		snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s", val);
 		return 0;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank-ebpf, the admin command: one file per subcommand behind the
- * dispatcher in main.c, all on the core in src/common (the same state
- * protocol, configuration and systemctl handling as the plugin). */
+ * dispatcher in main.c, on the core in src/common (the same state
+ * protocol, configuration and systemctl handling as the plugin) and the
+ * admin library in src/libadmin (Prometheus, HTTP, JSON, Slurm's
+ * accounting), which the plugin never links. */
 #ifndef SPANK_EBPF_CMD_H
 #define SPANK_EBPF_CMD_H
 

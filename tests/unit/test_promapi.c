@@ -14,7 +14,7 @@ static int url_ok(const char *url)
 {
 	char why[300];
 
-	return promapi_url_check(url, why, sizeof(why)) == 0;
+	return httpurl_check(url, why, sizeof(why)) == 0;
 }
 
 static void test_urls_taken(void)

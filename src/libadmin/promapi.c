@@ -20,109 +20,6 @@
  * object, the metric object with a few labels, the value pair). */
 #define PROMAPI_TOKENS_MAX 2000000
 
-/* A host as curl and the resolver read it: what inet_aton takes is an
- * address to them ("0x7f.1", "010.0.0.1" and "2130706433" included, in
- * hex, octal or one number), so it must be one inet_pton reads the same
- * (a plain dotted quad); else a name of letters, digits, '-' and '.'; or
- * an IPv6 address in brackets. */
-static int promapi_host_check(const char *h, size_t len, char *why, size_t whylen)
-{
-	char buf[PROMAPI_URL_MAX];
-	unsigned char addr[16];
-	struct in_addr any;
-	size_t i;
-
-	if (!len || len >= sizeof(buf)) {
-		snprintf(why, whylen, "no host");
-		return -1;
-	}
-	memcpy(buf, h, len);
-	buf[len] = 0;
-	if (buf[0] == '[') {
-		if (len < 3 || buf[len - 1] != ']') {
-			snprintf(why, whylen, "an IPv6 host needs its closing ']'");
-			return -1;
-		}
-		buf[len - 1] = 0;
-		if (inet_pton(AF_INET6, buf + 1, addr) != 1) {
-			snprintf(why, whylen, "the host in brackets is not an IPv6 address as inet_pton reads it");
-			return -1;
-		}
-		return 0;
-	}
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)buf[i];
-
-		if (!isalnum(c) && c != '-' && c != '.') {
-			snprintf(why, whylen, "the host has a character a host name cannot have (letters, digits, '-' and '.')");
-			return -1;
-		}
-	}
-	if (inet_aton(buf, &any) && inet_pton(AF_INET, buf, addr) != 1) {
-		snprintf(why, whylen, "the host reads as a number, but not as an IPv4 address as inet_pton reads it (four decimal numbers 0-255 without leading zeros): resolvers would read it in hex or octal");
-		return -1;
-	}
-	return 0;
-}
-
-int promapi_url_check(const char *url, char *why, size_t whylen)
-{
-	const char *h, *end, *port;
-	size_t i, len = strlen(url);
-	unsigned long p;
-
-	if (len >= PROMAPI_URL_MAX) {
-		snprintf(why, whylen, "longer than %d bytes", PROMAPI_URL_MAX - 1);
-		return -1;
-	}
-	if (!strncmp(url, "http://", 7))
-		h = url + 7;
-	else if (!strncmp(url, "https://", 8))
-		h = url + 8;
-	else {
-		snprintf(why, whylen, "not an http:// or https:// URL");
-		return -1;
-	}
-	for (i = 0; i < len; i++)
-		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '\\') {
-			snprintf(why, whylen, "a URL has no spaces, control characters or backslashes");
-			return -1;
-		}
-	end = h + strcspn(h, "/?#");
-	if (*end == '?' || *end == '#' || strpbrk(end, "?#")) {
-		snprintf(why, whylen, "no query or fragment: the queries are the command's own");
-		return -1;
-	}
-	if (memchr(h, '@', (size_t)(end - h))) {
-		snprintf(why, whylen, "no user or password in the URL: give them in the prometheus_netrc= file");
-		return -1;
-	}
-	/* The port: after the last ':' not inside brackets. */
-	port = NULL;
-	for (i = (size_t)(end - h); i > 0; i--) {
-		if (h[i - 1] == ']')
-			break;
-		if (h[i - 1] == ':') {
-			port = h + i;
-			break;
-		}
-	}
-	if (promapi_host_check(h, port ? (size_t)(port - 1 - h) : (size_t)(end - h), why, whylen) < 0)
-		return -1;
-	if (port) {
-		char *e;
-
-		errno = 0;
-		p = strtoul(port, &e, 10);
-		if (port == end || !isdigit((unsigned char)*port) || e != end || errno || p < 1 ||
-		    p > 65535) {
-			snprintf(why, whylen, "the port is not a decimal number 1-65535");
-			return -1;
-		}
-	}
-	return 0;
-}
-
 void promapi_vector_free(struct promapi_vector *v)
 {
 	free(v->s);
@@ -321,7 +218,7 @@ int promapi_query(const struct promapi *p, const char *promql, double at,
 
 	v->n = 0;
 	v->s = NULL;
-	if (promapi_url_check(p->url, why, sizeof(why)) < 0) {
+	if (httpurl_check(p->url, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "prometheus=: %s", why);
 		return -1;
 	}

@@ -5,26 +5,23 @@
  * size, no redirects, http and https only; the answer read strictly
  * (json.h) into samples whose labels read as the text format's
  * (promtext.h), so one reader serves the node's exporters and Prometheus.
- *
- * The URL is checked as curl will read it: http or https, a host name or
- * a numeric address inet_pton accepts (never "0x7f.1" or "010.0.0.1",
- * which resolvers read as hex or octal), an optional decimal port and
- * path; no user:password (credentials belong in the netrc file, out of
- * argv and of messages), no query or fragment. */
+ * The URL is checked as httpurl.h says, here again before each query. */
 #ifndef SPANK_EBPF_PROMAPI_H
 #define SPANK_EBPF_PROMAPI_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PROMAPI_URL_MAX 256
+#include "httpurl.h"
+
+#define PROMAPI_URL_MAX HTTPURL_MAX
 #define PROMAPI_CURL "/usr/bin/curl"
 /* An answer larger than this is refused: about 40,000 series. */
 #define PROMAPI_BODY_MAX (8u << 20)
 #define PROMAPI_LABELS_MAX 256
 
 struct promapi {
-	const char *url;      /* prometheus=: checked by promapi_url_check */
+	const char *url;      /* prometheus=: checked by httpurl_check */
 	const char *cacert;   /* prometheus_ca=: a CA file for https, or NULL */
 	const char *netrc;    /* prometheus_netrc=: basic auth, or NULL */
 	const char *curl;     /* absolute path; NULL: PROMAPI_CURL */
@@ -42,10 +39,6 @@ struct promapi_vector {
 	size_t n;
 	struct promapi_sample *s; /* malloc'd */
 };
-
-/* Is url one to give curl? Returns 0, or -1 with why (printable, without
- * the URL: it may hold a secret the check refuses). */
-int promapi_url_check(const char *url, char *why, size_t whylen);
 
 /* The present as a query's time: Unix seconds with their fraction (asked
  * at the whole second, Prometheus leaves out samples scraped earlier in
