@@ -25,6 +25,11 @@ long long jobinfo_now(void)
 	return (long long)ts.tv_sec;
 }
 
+long long jobinfo_unix(long long boot_s)
+{
+	return (long long)time(NULL) - (jobinfo_now() - boot_s);
+}
+
 void jobinfo_clean(const char *in, char *out, size_t len)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@-";
@@ -100,17 +105,17 @@ long long jobinfo_uid(const char *text)
 	return (long long)v;
 }
 
-/* One line: "<jobid> <user> <sluid|-> <sets> <end> <uid|->"; the uid is
- * missing from an older release's line. */
+/* One line: "<jobid> <user> <sluid|-> <sets> <end> <uid|-> <start>"; the
+ * uid and the start are missing from an older release's line. */
 static int parse_line(const char *line, struct jobinfo *j)
 {
 	char user[JOBINFO_USER_MAX + 2], sluid[JOBINFO_SLUID_MAX + 2], sets[402], uid[16] = "-", extra;
 	unsigned long job;
-	long long end;
-	int n = sscanf(line, "%lu %65s %33s %401s %lld %15s %c", &job, user, sluid, sets, &end, uid,
-		       &extra);
+	long long end, start = 0;
+	int n = sscanf(line, "%lu %65s %33s %401s %lld %15s %lld %c", &job, user, sluid, sets, &end,
+		       uid, &start, &extra);
 
-	if ((n != 5 && n != 6) || job == 0 || job > 0xfffffffdul || end < 0 ||
+	if (n < 5 || n > 7 || job == 0 || job > 0xfffffffdul || end < 0 || start < 0 ||
 	    strlen(user) > JOBINFO_USER_MAX || strlen(sluid) > JOBINFO_SLUID_MAX ||
 	    strlen(sets) >= sizeof(j->sets) ||
 	    (strcmp(uid, "-") && jobinfo_uid(uid) == JOBINFO_UID_NONE))
@@ -122,6 +127,7 @@ static int parse_line(const char *line, struct jobinfo *j)
 	snprintf(j->sets, sizeof(j->sets), "%s", sets);
 	j->end = end;
 	j->uid = jobinfo_uid(uid);
+	j->start = start;
 	return 0;
 }
 
@@ -152,6 +158,7 @@ int jobinfo_load(struct statefile *sf, struct jobinfo_list *l)
 		}
 		to->end = j.end;
 		to->uid = j.uid;
+		to->start = j.start;
 	}
 	if (bad)
 		log_msg(LOG_ERROR, "\"%s%s\" has %d damaged lines: skipped", sf->path, JOBINFO_FILE, bad);
@@ -199,26 +206,24 @@ static int textfile_private(int fd, const char *group, const char *dst)
 	return fchmod(fd, 0640);
 }
 
-/* node_exporter's textfile: DIR/.NAME.XXXXXX, then rename, so it never
- * reads a half-written one. Only where the directory exists (no
+/* What goes in one textfile. */
+typedef void (*textfile_body_fn)(FILE *f, const void *arg);
+
+/* node_exporter's textfile DIR/NAME: DIR/.NAME.XXXXXX, then rename, so it
+ * never reads a half-written one. Only where the directory exists (no
  * node_exporter, no file). */
-static void write_textfile(const char *dir, const char *group, const struct jobinfo_list *l)
+static void textfile_write(const char *dir, const char *group, const char *name,
+			   textfile_body_fn body, const void *arg)
 {
-	char tmp[CONFIG_PATH_MAX + 64], dst[CONFIG_PATH_MAX + 64];
+	char tmp[CONFIG_PATH_MAX + 96], dst[CONFIG_PATH_MAX + 96];
 	struct stat st;
 	FILE *f;
-	size_t i;
 	int fd;
 
-	if (!dir[0] || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (!dir || !dir[0] || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return;
-	snprintf(dst, sizeof(dst), "%s/" TEXTFILE_NAME, dir);
-	if (l->n == 0) {
-		if (unlink(dst) < 0 && errno != ENOENT)
-			log_msg(LOG_ERROR, "cannot remove \"%s\": %s", dst, strerror(errno));
-		return;
-	}
-	snprintf(tmp, sizeof(tmp), "%s/." TEXTFILE_NAME ".XXXXXX", dir);
+	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
 	fd = mkstemp(tmp);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
@@ -229,16 +234,63 @@ static void write_textfile(const char *dir, const char *group, const struct jobi
 		}
 		return;
 	}
-	fprintf(f, "# HELP spank_ebpf_job_info A job holding probe sets on this node: the join key of its probe series (jobid), with its user.\n"
-		   "# TYPE spank_ebpf_job_info gauge\n");
-	for (i = 0; i < l->n; i++)
-		fprintf(f, "spank_ebpf_job_info{jobid=\"%u\",user=\"%s\",sluid=\"%s\",sets=\"%s\"} 1\n",
-			l->jobs[i].job, l->jobs[i].user, l->jobs[i].sluid, l->jobs[i].sets);
+	body(f, arg);
 	if (textfile_private(fd, group, dst) < 0 || fflush(f) != 0 || ferror(f) || fclose(f) != 0 ||
 	    rename(tmp, dst) < 0) {
 		log_msg(LOG_ERROR, "cannot write \"%s\": %s", dst, strerror(errno));
 		unlink(tmp);
 	}
+}
+
+static void textfile_jobs_body(FILE *f, const void *arg)
+{
+	const struct jobinfo_list *l = arg;
+	size_t i;
+
+	fprintf(f, "# HELP spank_ebpf_job_info A job holding probe sets on this node: the join key of its probe series (jobid), with its user.\n"
+		   "# TYPE spank_ebpf_job_info gauge\n");
+	for (i = 0; i < l->n; i++)
+		fprintf(f, "spank_ebpf_job_info{jobid=\"%u\",user=\"%s\",sluid=\"%s\",sets=\"%s\"} 1\n",
+			l->jobs[i].job, l->jobs[i].user, l->jobs[i].sluid, l->jobs[i].sets);
+	fprintf(f, "# HELP spank_ebpf_job_start_time_seconds When the job joined its probe sets on this node (its prolog), in Unix seconds.\n"
+		   "# TYPE spank_ebpf_job_start_time_seconds gauge\n");
+	for (i = 0; i < l->n; i++)
+		if (l->jobs[i].start > 0)
+			fprintf(f, "spank_ebpf_job_start_time_seconds{jobid=\"%u\"} %lld\n",
+				l->jobs[i].job, jobinfo_unix(l->jobs[i].start));
+}
+
+static void write_textfile(const char *dir, const char *group, const struct jobinfo_list *l)
+{
+	char dst[CONFIG_PATH_MAX + 64];
+
+	if (l->n == 0) {
+		struct stat st;
+
+		if (!dir[0] || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+			return;
+		snprintf(dst, sizeof(dst), "%s/" TEXTFILE_NAME, dir);
+		if (unlink(dst) < 0 && errno != ENOENT)
+			log_msg(LOG_ERROR, "cannot remove \"%s\": %s", dst, strerror(errno));
+		return;
+	}
+	textfile_write(dir, group, TEXTFILE_NAME, textfile_jobs_body, l);
+}
+
+static void textfile_ready_body(FILE *f, const void *arg)
+{
+	fprintf(f, "# HELP spank_ebpf_set_ready_time_seconds When the probe set's exporter last became ready (its probes attached), in Unix seconds.\n"
+		   "# TYPE spank_ebpf_set_ready_time_seconds gauge\n"
+		   "spank_ebpf_set_ready_time_seconds{set=\"%s\"} %lld\n",
+		(const char *)arg, (long long)time(NULL));
+}
+
+void jobinfo_store_ready(const char *textfile_dir, const char *textfile_group, const char *set)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "spank_ebpf_set_%s.prom", set);
+	textfile_write(textfile_dir, textfile_group, name, textfile_ready_body, set);
 }
 
 int jobinfo_store(struct statefile *sf, const char *textfile_dir, const char *textfile_group,
@@ -254,9 +306,9 @@ int jobinfo_store(struct statefile *sf, const char *textfile_dir, const char *te
 
 		if (j->uid != JOBINFO_UID_NONE)
 			snprintf(uid, sizeof(uid), "%lld", j->uid);
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%u %s %s %s %lld %s\n", j->job,
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%u %s %s %s %lld %s %lld\n", j->job,
 				      j->user[0] ? j->user : "-", j->sluid[0] ? j->sluid : "-",
-				      j->sets, j->end, uid);
+				      j->sets, j->end, uid, j->start);
 	}
 	if (textfile_dir)
 		write_textfile(textfile_dir, textfile_group, l);

@@ -4,7 +4,7 @@
  * it), and when it ended. Kept under the state lock in <state>.jobs, one
  * line per job:
  *
- *     <jobid> <user> <sluid|-> <set>[,<set>...] <end|0> <uid|->
+ *     <jobid> <user> <sluid|-> <set>[,<set>...] <end|0> <uid|-> <start|0>
  *
  * The uid (Slurm's SLURM_JOB_UID) is who the job belongs to: the report
  * compares it with the asker's, never the name, which is for display
@@ -14,9 +14,21 @@
  * A job stays listed after its end for the longest linger of its sets, so
  * that Prometheus scrapes its last interval with its labels; then its
  * series are taken out of the exporters (jobmap.h) and it is dropped.
+ * The start is when the job joined its sets on this node (its prolog,
+ * once the sets' units were started or given up on): what a report
+ * compares with the moment each set's exporter became ready, so that a
+ * job observed for part of its run on a node is said to be. A line of
+ * an older release has none (0: unknown, nothing is said).
+ *
  * From this list the plugin writes spank_ebpf_jobs.prom for
- * node_exporter's textfile collector (readable by its group only): one spank_ebpf_job_info{jobid,
- * user,sluid,sets} 1 per listed job, the join key of the probes' series. */
+ * node_exporter's textfile collector (readable by its group only): per
+ * listed job, spank_ebpf_job_info{jobid,user,sluid,sets} 1, the join key
+ * of the probes' series, and spank_ebpf_job_start_time_seconds{jobid}
+ * (Unix seconds). admit (the sets' ExecStartPost) writes one file per
+ * set beside it, spank_ebpf_set_<set>.prom, with
+ * spank_ebpf_set_ready_time_seconds{set}: when the set's exporter last
+ * became ready. Prometheus holds both, so a report from a login node can
+ * tell a partly observed job too. */
 #ifndef SPANK_EBPF_JOBINFO_H
 #define SPANK_EBPF_JOBINFO_H
 
@@ -39,6 +51,7 @@ struct jobinfo {
 	char sets[400];                     /* "io,sched" */
 	long long end;                      /* boot-time seconds; 0: running */
 	long long uid;                      /* the job's uid; JOBINFO_UID_NONE */
+	long long start;                    /* boot-time seconds; 0: unknown */
 };
 
 struct jobinfo_list {
@@ -76,5 +89,15 @@ long long jobinfo_uid(const char *text);
 
 /* Boot-time seconds, the records' clock. */
 long long jobinfo_now(void);
+
+/* A boot-time second as Unix seconds (for Prometheus), by today's
+ * offset between the two clocks. */
+long long jobinfo_unix(long long boot_s);
+
+/* Writes textfile_dir/spank_ebpf_set_<set>.prom, the moment (now) the
+ * set's exporter became ready, private as the job_info textfile is.
+ * Nothing when textfile_dir is empty or not a directory. Lock-free: one
+ * writer per set (its unit's ExecStartPost), replaced atomically. */
+void jobinfo_store_ready(const char *textfile_dir, const char *textfile_group, const char *set);
 
 #endif

@@ -170,14 +170,20 @@ void observe_join(struct statefile *sf, const struct config *cfg, const struct s
 	struct jobinfo_list l;
 	struct jobinfo *j;
 	char names[400];
+	long long start;
 	int b;
 
 	if (!sets || jobinfo_load(sf, &l) < 0)
 		return;
 	jobset_names_text(set, jobset_mask(set, job), names, sizeof(names));
+	j = jobinfo_find(&l, job);
+	/* A running job joining again (its prolog and a RunInJob program)
+	 * keeps its start; a new or requeued one starts now. */
+	start = j && j->end == 0 ? j->start : jobinfo_now();
 	j = jobinfo_put(&l, job, who ? who->user : NULL, who ? who->sluid : NULL, names);
 	if (j) {
 		j->uid = jobinfo_uid(who ? who->uid : NULL);
+		j->start = start;
 		observe_store(sf, sets, &l);
 		for (b = 0; b < set->nnames; b++)
 			if (mask & (1u << b))

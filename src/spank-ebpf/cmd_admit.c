@@ -4,10 +4,13 @@
  * says holds the set joins the probes' filter: those whose prolog ran
  * while the exporter was still starting (start=background) found no
  * filter to join. Lock-free (observe.h): a prolog holding the lock may be
- * waiting for this very start. */
+ * waiting for this very start. It also writes when the set became ready
+ * (jobinfo.h, the textfile collector's spank_ebpf_set_<set>.prom), what
+ * the reports compare with each job's start on the node. */
 #include <stdio.h>
 #include <string.h>
 
+#include "jobinfo.h"
 #include "log.h"
 #include "observe.h"
 #include "sets.h"
@@ -41,6 +44,7 @@ int cmd_admit(struct cmd *cmd)
 		log_msg(LOG_ERROR, "no probe set \"%s\" in \"%s\"", pos[0], cmd->cfg.sets);
 		return EXIT_UNSURE;
 	}
+	jobinfo_store_ready(sets.textfile, sets.textfile_group, pos[0]);
 	n = observe_admit_all(&cmd->cfg, &sets, pos[0]);
 	if (n < 0)
 		return EXIT_ANOMALY;

@@ -737,6 +737,90 @@ static void test_requeue_within_linger(void)
 	release(21);
 }
 
+/* The start of a job's record (its seventh field): -1 when it has none. */
+static long long record_start(uint32_t job)
+{
+	char *line = record_of(job);
+	long long start = -1;
+
+	if (line && sscanf(line, "%*s %*s %*s %*s %*s %*s %lld", &start) != 1)
+		start = -1;
+	free(line);
+	return start;
+}
+
+/* The job's start on the node is when it joined: kept while it runs,
+ * anew when it is requeued; Prometheus gets it in Unix seconds. */
+static void test_record_start(void)
+{
+	char path[300], text[200], want[80], *t, *at;
+	long long start, unix_s = -1;
+
+	fresh(sets_text);
+	acquire(26, "io", "trent", NULL);
+	start = record_start(26);
+	ok(start > 0 && llabs(start - jobinfo_now()) <= 2,
+	   "job 26's record starts now (%lld, boot clock %lld)", start, jobinfo_now());
+	t = textfile_text();
+	at = strstr(t, "spank_ebpf_job_start_time_seconds{jobid=\"26\"} ");
+	if (at)
+		sscanf(at + strlen("spank_ebpf_job_start_time_seconds{jobid=\"26\"} "), "%lld", &unix_s);
+	ok(strstr(t, "# TYPE spank_ebpf_job_start_time_seconds gauge\n") && llabs(unix_s - (long long)time(NULL)) <= 2,
+	   "the textfile gives it in Unix seconds (%lld, now %lld)", unix_s, (long long)time(NULL));
+	free(t);
+	release(26);
+	/* An earlier start, as if the job had joined 100 s ago and ended. */
+	snprintf(path, sizeof(path), "%s.jobs", cfg.state);
+	snprintf(text, sizeof(text), "26 trent - io %lld - %lld\n", jobinfo_now() - 5, jobinfo_now() - 100);
+	tu_write(path, text, strlen(text));
+	chmod(path, 0600);
+	acquire(26, "io", "trent", NULL);
+	start = record_start(26);
+	ok(llabs(start - jobinfo_now()) <= 2, "requeued: its start is anew (%lld)", start);
+	release(26);
+	/* An older release's line has no start: read as unknown, no gauge. */
+	snprintf(text, sizeof(text), "27 ursula - io 0 1000\n");
+	tu_write(path, text, strlen(text));
+	chmod(path, 0600);
+	acquire(28, "io", "victor", NULL);
+	ok(record_start(27) == 0, "an older line's job keeps no start (%lld)", record_start(27));
+	t = textfile_text();
+	snprintf(want, sizeof(want), "spank_ebpf_job_start_time_seconds{jobid=\"27\"}");
+	ok(strstr(t, "spank_ebpf_job_info{jobid=\"27\"") && !strstr(t, want),
+	   "... and the textfile gives none for it");
+	free(t);
+	release(28);
+}
+
+/* admit writes when a set became ready, private as the job_info file;
+ * nothing where there is no textfile directory. */
+static void test_ready_textfile(void)
+{
+	char path[400], want[120], missing[300], *t;
+	struct stat st;
+	long long unix_s = -1;
+
+	fresh(sets_text);
+	jobinfo_store_ready(textfile_dir, "no-such-group-s30", "io");
+	snprintf(path, sizeof(path), "%s/spank_ebpf_set_io.prom", textfile_dir);
+	t = tu_slurp(path);
+	snprintf(want, sizeof(want), "spank_ebpf_set_ready_time_seconds{set=\"io\"} ");
+	if (t && strstr(t, want))
+		sscanf(strstr(t, want) + strlen(want), "%lld", &unix_s);
+	ok(t && strstr(t, "# TYPE spank_ebpf_set_ready_time_seconds gauge\n") &&
+		   llabs(unix_s - (long long)time(NULL)) <= 2,
+	   "spank_ebpf_set_io.prom says io became ready now (%lld)", unix_s);
+	free(t);
+	memset(&st, 0, sizeof(st));
+	stat(path, &st);
+	ok((st.st_mode & 07777) == 0600, "root's alone without the group (%04o)",
+	   (unsigned)(st.st_mode & 07777));
+	snprintf(missing, sizeof(missing), "%s/no-such-dir", dir);
+	jobinfo_store_ready(missing, "daemon", "io");
+	snprintf(path, sizeof(path), "%s/spank_ebpf_set_io.prom", missing);
+	ok(stat(path, &st) < 0 && errno == ENOENT, "no directory, no file");
+}
+
 /* At the record cap (JOBINFO_MAX) a job has no record to take it out of
  * the filter later: it is not admitted, and that is counted per set. */
 static void test_records_full(pid_t io)
@@ -958,6 +1042,8 @@ int main(void)
 	test_prune_ends_dropped_jobs();
 	test_prune_twice_keeps_end();
 	test_requeue_within_linger();
+	test_record_start();
+	test_ready_textfile();
 	stop_exporter(io);
 	stop_exporter(two);
 	stop_exporter(odd);
