@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The exporter's systemd unit. See unit.h. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -110,6 +112,31 @@ static void show_value(const char *out, const char *key, char *buf, size_t len)
 			snprintf(buf, len, "%.*s", (int)strcspn(p + kl + 1, "\n"), p + kl + 1);
 			return;
 		}
+}
+
+int unit_ready_since(const struct config *cfg, const char *unit, long long *boot_s)
+{
+	static struct runcmd_result res;
+	char *show[] = { (char *)cfg->systemctl, "show", "--property=ActiveState",
+			 "--property=ActiveEnterTimestampMonotonic", "--", (char *)unit, NULL };
+	char state[32], mono[32], *end;
+	struct timespec boot, now;
+	unsigned long long us;
+
+	if (runcmd(show, cfg->timeout * 1000, &res) < 0)
+		return -1;
+	show_value(res.output, "ActiveState", state, sizeof(state));
+	show_value(res.output, "ActiveEnterTimestampMonotonic", mono, sizeof(mono));
+	errno = 0;
+	us = strtoull(mono, &end, 10);
+	if (strcmp(state, "active") || !mono[0] || *end || errno || us == 0)
+		return -1;
+	/* Monotonic to boot time: the two differ by the time suspended,
+	 * today's offset (a node that suspended under a job is rare). */
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	*boot_s = (long long)(us / 1000000ull) + ((long long)boot.tv_sec - (long long)now.tv_sec);
+	return 0;
 }
 
 /* The failed start's own words: of the lines its last run logged, the

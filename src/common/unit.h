@@ -52,6 +52,13 @@ int unit_pids(const struct config *cfg, const char *unit, pid_t *pids, int max);
 int unit_holds_address(const struct config *cfg, const char *unit, const struct listen_addr *a,
 		       char *why, size_t whylen);
 
+/* When systemd last saw the unit become active (for a Type=notify
+ * service, its READY=1: the probes attached), as boot-time seconds
+ * (jobinfo.h's clock), asked of systemd (ActiveEnterTimestampMonotonic).
+ * Returns 0, or -1 when systemd cannot say (not running, never active,
+ * systemctl failed). */
+int unit_ready_since(const struct config *cfg, const char *unit, long long *boot_s);
+
 /* Between these two calls the hierarchy that holds systemd's tree is
  * looked for once, then remembered: a prolog or epilog asks for each of
  * its probe sets' units, and the tree does not move under one hook.

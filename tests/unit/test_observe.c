@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpfmap.h"
@@ -821,6 +822,34 @@ static void test_ready_textfile(void)
 	ok(stat(path, &st) < 0 && errno == ENOENT, "no directory, no file");
 }
 
+/* systemd's word on when a unit became active, on the records' clock. */
+static void test_unit_ready_since(void)
+{
+	char path[300], text[40];
+	struct timespec mono;
+	long long boot = -1;
+	int rc;
+
+	fresh(sets_text);
+	snprintf(path, sizeof(path), "%s/bin/active-enter.d", dir);
+	mkdir(path, 0755);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	snprintf(path, sizeof(path), "%s/bin/active-enter.d/ebpf_exporter@io.service", dir);
+	snprintf(text, sizeof(text), "%lld\n", ((long long)mono.tv_sec - 5) * 1000000LL);
+	tu_write(path, text, strlen(text));
+	ok(unit_ready_since(&cfg, "ebpf_exporter@io.service", &boot) < 0,
+	   "not active: systemd cannot say when it became ready");
+	snprintf(path, sizeof(path), "%s/bin/active.d", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bin/active.d/ebpf_exporter@io.service", dir);
+	tu_write(path, "", 0);
+	rc = unit_ready_since(&cfg, "ebpf_exporter@io.service", &boot);
+	ok(rc == 0 && llabs(boot - (jobinfo_now() - 5)) <= 1,
+	   "active since 5 s ago: boot clock %lld (now %lld)", boot, jobinfo_now());
+	ok(unit_ready_since(&cfg, "ebpf_exporter@two.service", &boot) < 0,
+	   "active, but no timestamp (0): cannot say");
+}
+
 /* At the record cap (JOBINFO_MAX) a job has no record to take it out of
  * the filter later: it is not admitted, and that is counted per set. */
 static void test_records_full(pid_t io)
@@ -1044,6 +1073,7 @@ int main(void)
 	test_requeue_within_linger();
 	test_record_start();
 	test_ready_textfile();
+	test_unit_ready_since();
 	stop_exporter(io);
 	stop_exporter(two);
 	stop_exporter(odd);
