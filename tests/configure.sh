@@ -64,7 +64,9 @@ ok_if "relative --with-systemctl refused" grep -q "needs an absolute path" "$wor
 # The bash completion's directory: bash-completion's (a stand-in
 # pkg-config answering for it alone) when under the prefix, else under
 # $datadir (a scratch prefix, make distcheck); given; none; not relative.
-printf '#!/bin/sh\ncase "$*" in\n*atleast-pkgconfig-version*) exit 0 ;;\n*completionsdir*bash-completion*) echo /usr/share/bash-completion/completions ;;\n*) exit 1 ;;\nesac\n' >"$work/pkg-config"
+# Every other question (json-c, libcurl) goes to the real one.
+real_pkg_config=$(command -v pkg-config) || missing "pkg-config"
+printf '#!/bin/sh\ncase "$*" in\n*atleast-pkgconfig-version*) exit 0 ;;\n*completionsdir*bash-completion*) echo /usr/share/bash-completion/completions ;;\n*bash-completion*) exit 1 ;;\n*) exec %s "$@" ;;\nesac\n' "$real_pkg_config" >"$work/pkg-config"
 chmod 0755 "$work/pkg-config"
 run_configure "$work/bc-usr.log" --with-slurm="$work/s2605" --prefix=/usr PKG_CONFIG="$work/pkg-config"
 ok_if "bash completion: pkg-config's directory, under the prefix /usr" \
@@ -79,6 +81,21 @@ run_configure "$work/bc-no.log" --with-slurm="$work/s2605" --without-bash-comple
 ok_if "... none: not installed" grep -q "bash completion dir .. none" "$work/bc-no.log"
 run_configure "$work/bc-rel.log" --with-slurm="$work/s2605" --with-bash-completion-dir=bc
 ok_if "... a relative one refused" grep -q 'needs an absolute path, not "bc"' "$work/bc-rel.log"
+
+# The admin command's libraries: a pkg-config that knows neither json-c
+# nor libcurl (each asked in turn) fails configure, naming the package.
+for lib in json-c libcurl; do
+	printf '#!/bin/sh\ncase "$*" in\n*%s*) exit 1 ;;\n*) exec %s "$@" ;;\nesac\n' "$lib" "$real_pkg_config" >"$work/pkg-config-no-$lib"
+	chmod 0755 "$work/pkg-config-no-$lib"
+	run_configure "$work/no-$lib.log" --with-slurm="$work/s2605" PKG_CONFIG="$work/pkg-config-no-$lib"
+	rc=$?
+	case $lib in
+	json-c) pkg="libjson-c-dev (Debian, Ubuntu) or json-c-devel (EL, Fedora)" ;;
+	libcurl) pkg="libcurl4-openssl-dev (Debian, Ubuntu) or libcurl-devel (EL, Fedora)" ;;
+	esac
+	ok_if "no $lib: configure fails, naming it and its packages" \
+		sh -c "test $rc -ne 0 && grep -q '$lib [0-9.]* or newer not found' '$work/no-$lib.log' && grep -qF '$pkg' '$work/no-$lib.log'"
+done
 
 # make dist carries libtool's macros (debian/copyright names them): by
 # EXTRA_DIST, not by automake's traces, which autoreconf may take before

@@ -410,7 +410,7 @@ hook2 38 h1,h2,h3,h4,h5,h6 SLURM_JOB_USER=alice SLURM_JOB_UID=4241
 hook2 39 good SLURM_JOB_USER=nobody SLURM_JOB_UID="$nobody_uid"
 # A record written by the previous release: no uid.
 echo "34 nobody - good 0" >>"$d/state2.jobs"
-like "the records name each job's uid (SLURM_JOB_UID)" "$(cat "$d/state2.jobs")" "^33 ghost - good 0 54321$"
+like "the records name each job's uid (SLURM_JOB_UID) and its start" "$(cat "$d/state2.jobs")" "^33 ghost - good 0 54321 [1-9][0-9]*$"
 
 # Item 1: the status line of a hostile "exporter" reaches no terminal raw.
 "$cmd" -c "$d/plugstack2.conf" report 21 >"$d/out" 2>&1 && rc=0 || rc=$?
