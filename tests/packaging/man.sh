@@ -243,6 +243,25 @@ ok_if "the parser refuses a port twice (check-config --sets)" test -n "$clash"
 like "spank_ebpf_sets.conf(5): a refusal names the file and line, in the parser's words" "$sformat" "spank_ebpf_sets\\.conf:[0-9]+: ${clash:-?}"
 like "spank_ebpf_sets.conf(5): WHO CAN TAKE A SET'S ADDRESS" "$(grep '^\.SH' "$spage")" "WHO CAN TAKE A SET'S ADDRESS"
 
+# --- which page is which: the first lines, and SEE ALSO --------------------------
+# first_lines RENDER: NAME and the first paragraph of DESCRIPTION, flattened.
+first_lines() {
+	printf '%s\n' "$1" | awk '/^NAME$/ { on = 1; next } /^SYNOPSIS$/ { on = 0 }
+		/^DESCRIPTION$/ { on = 2; next } on == 2 && /^$/ { exit } on' |
+		sed -e 's/[[:space:]]\{1,\}/ /g' -e 's/^ //' | tr '\n' ' '
+}
+pfirst=$(first_lines "$render")
+cfirst=$(first_lines "$crender")
+sfirst=$(first_lines "$srender")
+like "spank_ebpf(8) says first it is the plugin Slurm loads" "$pfirst" 'Slurm SPANK plugin .* is the SPANK plugin that Slurm loads'
+like "spank_ebpf(8) points first to the command spank-ebpf(8)" "$pfirst" "administrator's command.* is spank-ebpf\\(8\\)"
+like "spank-ebpf(8) says first it is the admin command" "$cfirst" "admin command of slurm-spank-ebpf.* is the administrator's command"
+like "spank-ebpf(8) points first to the plugin spank_ebpf(8)" "$cfirst" 'The SPANK plugin that Slurm loads is spank_ebpf\(8\)'
+like "spank_ebpf_sets.conf(5) names the plugin that reads it" "$sfirst" 'probe sets of the spank_ebpf Slurm plugin'
+like "spank_ebpf(8): SEE ALSO spank-ebpf(8), spank_ebpf_sets.conf(5)" "$(section "$render" "SEE ALSO")" 'spank-ebpf\(8\), spank_ebpf_sets\.conf\(5\)'
+like "spank-ebpf(8): SEE ALSO spank_ebpf(8), spank_ebpf_sets.conf(5)" "$(section "$crender" "SEE ALSO")" 'spank_ebpf\(8\), spank_ebpf_sets\.conf\(5\)'
+like "spank_ebpf_sets.conf(5): SEE ALSO both section-8 pages" "$(section "$srender" "SEE ALSO")" 'spank_ebpf\(8\), spank-ebpf\(8\)'
+
 # Every log line the admin can meet is explained: each phrase must be in
 # the plugin's sources (so that the page follows the code) and the page.
 src=$(cat "${srcdir:-.}"/src/*/*.c)
