@@ -209,6 +209,7 @@ is "base: files" "$(contents "$base")" "$(sort <<EOF
 /usr/lib/$triplet/slurm-wlm/spank_ebpf.so
 /usr/sbin/spank-ebpf
 /usr/share/bash-completion/completions/spank-ebpf
+$doc/NEWS.gz
 $doc/README.md.gz
 $doc/OPERATING.md.gz
 $doc/changelog.Debian.gz

@@ -85,6 +85,7 @@ lrwxrwxrwx - /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 -rw-r--r-- - /usr/share/bash-completion/completions/spank-ebpf
 drwxr-xr-x - /usr/share/slurm-spank-ebpf
 -rw-r--r-- - /usr/share/slurm-spank-ebpf/rpm-release
+-rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/NEWS
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/OPERATING.md
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/README.md
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/examples/ebpf_exporter.service
