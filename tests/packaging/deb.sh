@@ -209,12 +209,14 @@ is "base: files" "$(contents "$base")" "$(sort <<EOF
 /usr/lib/$triplet/slurm-wlm/spank_ebpf.so
 /usr/sbin/spank-ebpf
 /usr/share/bash-completion/completions/spank-ebpf
+$doc/NEWS.gz
 $doc/README.md.gz
 $doc/OPERATING.md.gz
 $doc/changelog.Debian.gz
 $doc/copyright
 $doc/examples/ebpf_exporter.service
 /usr/share/lintian/overrides/slurm-spank-ebpf
+/usr/share/man/man5/spank_ebpf_sets.conf.5.gz
 /usr/share/man/man8/slurm-spank-ebpf.8.gz -> spank_ebpf.8.gz
 /usr/share/man/man8/spank-ebpf.8.gz
 /usr/share/man/man8/spank_ebpf.8.gz

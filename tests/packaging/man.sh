@@ -1,5 +1,6 @@
 #!/bin/bash
-# The manual page, the plugstack drop-in and the systemd preset as built:
+# The manual pages (spank_ebpf(8), spank-ebpf(8), spank_ebpf_sets.conf(5)),
+# the plugstack drop-in and the systemd preset as built:
 # lint-clean for groff and man-db (lintian's own check), reachable under
 # both names, complete (every argument with its default, the user option,
 # files, failure policy, the log lines the plugin really prints, examples
@@ -144,6 +145,41 @@ useropt=$(section "$render" "USER OPTION")
 like "section PROBE SETS, before USER OPTION" "$(grep '^\.SH' "$page" | tr '\n' ' ')" '\.SH "?PROBE SETS"? .*\.SH "?USER OPTION"?'
 like "synopsis: sets=FILE on the line" "$flat" '\[linger=SECONDS\] \[sets=FILE\]'
 like "argument sets=FILE" "$flat" 'sets=FILE The probe sets file'
+like "PROBE SETS: the file's format is spank_ebpf_sets.conf(5)" "$sets_text" 'format, keys and defaults are in spank_ebpf_sets\.conf\(5\)'
+unlike "PROBE SETS: no key left here (they are in spank_ebpf_sets.conf(5))" "$(sed -n '/^\.SH PROBE SETS/,/^\.SH /p' "$page")" '^\.TP'
+like "PROBE SETS: plain --ebpf is default=" "$sets_text" 'plain --ebpf means the sets of default='
+like "PROBE SETS: mode=always is always=" "$sets_text" 'mode=always every job that did not ask holds the sets of always='
+like "PROBE SETS: one instance per set, the template unit" "$sets_text" 'instance spank-ebpf-exporter@io\.service starts'
+like "PROBE SETS: without sets=, exactly as before" "$sets_text" 'A site without sets= behaves exactly as before'
+like "PROBE SETS: check-config --sets" "$sets_text" 'spank-ebpf check-config --sets FILE'
+like "user option: --ebpf[=SET[,SET...]]" "$useropt" '--ebpf\[=SET\[,SET\.\.\.\]\]'
+like "user option: the refusal, in the code's words" "$(cat "${srcdir:-.}/src/spank/spank_init.c")" 'unknown probe set \\"%s\\"; allowed: %s'
+like "user option: the refusal, on the page" "$useropt" 'unknown probe set "X"; allowed: io, sched, net'
+like "files: the sets file" "$files_text" 'spank_ebpf_sets\.conf The probe sets file.*spank_ebpf_sets\.conf\(5\)'
+like "files: <state>.jobs" "$files_text" 'refcount\.jobs With probe sets'
+like "files: the job_info textfile" "$files_text" 'spank_ebpf_jobs\.prom With probe sets, the spank_ebpf_job_info'
+
+# --- spank_ebpf_sets.conf(5), the probe sets file ------------------------------
+spage=$top_builddir/src/common/spank_ebpf_sets.conf.5
+[ -f "$spage" ] || missing "built $spage (run make first)"
+out=$(groff -ww -z -man -t "$spage" 2>&1)
+is "spank_ebpf_sets.conf(5): groff -ww: no warnings" "$out" ""
+out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$spage" 2>&1 >/dev/null)
+is "spank_ebpf_sets.conf(5): man --warnings: no warnings" "$out" ""
+out=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$spage" 2>&1 >/dev/null)
+is "spank_ebpf_sets.conf(5): man --warnings (as lintian runs it): no warnings" "$out" ""
+unlike "spank_ebpf_sets.conf(5): no unsubstituted @VARIABLE@" "$(cat "$spage" 2>&1)" '@[A-Za-z_]+@'
+is "spank_ebpf_sets.conf(5): no heading twice, no key twice in one section" "$(man_repeats "$spage")" ""
+like "spank_ebpf_sets.conf(5): header: section 5, version $VERSION, date $(mkvar DATE)" "$(head -n 3 "$spage")" \
+	"^\\.TH SPANK_EBPF_SETS\\.CONF 5 \"$(mkvar DATE)\" \"slurm\\\\-spank\\\\-ebpf $VERSION\""
+for s in NAME SYNOPSIS DESCRIPTION "FILE FORMAT" "GLOBAL KEYS" "SET KEYS" EXAMPLES FILES "SEE ALSO"; do
+	like "spank_ebpf_sets.conf(5): section $s" "$(grep '^\.SH' "$spage")" "^\\.SH \"?$s\"?\$"
+done
+srender=$(MANWIDTH=200 man -l "$spage" 2>/dev/null)
+sflat=$(printf '%s\n' "$srender" | sed -e 's/[[:space:]]\{1,\}/ /g' -e 's/^ //' | tr '\n' ' ')
+sglobal=$(section "$srender" "GLOBAL KEYS")
+sset=$(section "$srender" "SET KEYS")
+sformat=$(section "$srender" "FILE FORMAT")
 # The keys the parser accepts, in its own words: an unknown key is refused
 # with the list of the known ones, before the first [set] and inside one.
 probe() {
@@ -156,28 +192,75 @@ zz_unknown = 1
 ')
 ok_if "the parser lists its global keys (check-config --sets)" test -n "$gkeys"
 ok_if "the parser lists its set keys (check-config --sets)" test -n "$skeys"
-for k in $gkeys $skeys; do
-	like "PROBE SETS documents the key $k" "$sets_text" "(^| )$k="
+# Each key: under its heading, and a tag once on the whole page.
+for k in $gkeys; do
+	like "spank_ebpf_sets.conf(5): GLOBAL KEYS documents $k" "$sglobal" "(^| )$k="
 done
-like "PROBE SETS: an example sets file" "$sets_text" '\[io\] description = .* configs = spank-io listen = 127\.0\.0\.1:941'
+for k in $skeys; do
+	like "spank_ebpf_sets.conf(5): SET KEYS documents $k" "$sset" "(^| )$k="
+done
+for k in $gkeys $skeys; do
+	is "spank_ebpf_sets.conf(5): $k= is a tag once" "$(awk -v k="$k=" 'tp && /^\.[BIR]+ / && $2 ~ "^" k { n++ } { tp = ($0 == ".TP") } END { print n + 0 }' "$spage")" 1
+done
+# The defaults, as the parser fills them in for a file that gives none.
+minimal=$(printf 'default = a\n[a]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:941\n' | "$cmd" check-config --sets - 2>&1)
+def_unit=$(printf '%s\n' "$minimal" | sed -n 's/^probe sets: .*; template \([^,]*\),.*/\1/p')
+def_exporter=$(printf '%s\n' "$minimal" | sed -n 's/^probe sets: .*, exporter \([^,]*\),.*/\1/p')
+def_config_dir=$(printf '%s\n' "$minimal" | sed -n 's/^probe sets: .*, config_dir \([^,]*\)$/\1/p')
+ok_if "the parser names its default template, exporter and config_dir" test -n "$def_unit" -a -n "$def_exporter" -a -n "$def_config_dir"
+like "spank_ebpf_sets.conf(5): unit= default, the parser's" "$sglobal" "unit=NAME@\\.service .*Default: $def_unit,"
+like "spank_ebpf_sets.conf(5): exporter= default, the parser's" "$sglobal" "exporter=PATH The ebpf_exporter binary\\. Default: $def_exporter\\."
+like "spank_ebpf_sets.conf(5): config_dir= default, the parser's" "$sglobal" "config_dir=DIR .*Default: $def_config_dir,"
+like "spank_ebpf_sets.conf(5): textfile= default, the configured one" "$sglobal" "textfile=DIR\\|none .*Default: $(mkvar TEXTFILE_DIR)\\."
+def_group=$(sed -n 's/^#define TEXTFILE_GROUP "\([^"]*\)".*/\1/p' "${srcdir:-.}/src/common/sets.c")
+like "spank_ebpf_sets.conf(5): textfile_group= default, the code's ($def_group)" "$sglobal" "textfile_group=GROUP .*Default: ${def_group:-?} "
+like "spank_ebpf_sets.conf(5): default= required" "$sglobal" 'default=SET\[,SET\.\.\.\] Required\.'
+like "spank_ebpf_sets.conf(5): always= defaults to default=" "$sglobal" 'always=SET\[,SET\.\.\.\] With the plugin.s mode=always: .* Default: the sets of default=\.'
+like "spank_ebpf_sets.conf(5): linger= defaults to the line's" "$sset" "linger=SECONDS The set's own linger window, from 0 to 86400\\. Default: the plugin line's linger="
+for k in description configs listen; do
+	like "spank_ebpf_sets.conf(5): $k= required" "$sset" "$k=[^ ]* Required\\."
+done
+# The limits, from sets.h.
+lim() { sed -n "s/^#define $1 \\([0-9]*\\).*/\\1/p" "${srcdir:-.}/src/common/sets.h"; }
+like "spank_ebpf_sets.conf(5): the file's size limit, SETS_FILE_MAX" "$sformat" "of at most $(lim SETS_FILE_MAX) bytes"
+like "spank_ebpf_sets.conf(5): a set's name, SET_NAME_MAX; the sets, SETS_MAX" "$sformat" "\\[a-z\\]\\[a-z0-9_-\\]\\* of at most $(lim SET_NAME_MAX) characters; at most $(lim SETS_MAX) sets"
+like "spank_ebpf_sets.conf(5): description, SET_DESC_MAX" "$sset" "1 to $(lim SET_DESC_MAX) printable ASCII characters"
+like "spank_ebpf_sets.conf(5): configs, SET_CONFIGS_MAX and SET_CONFIG_NAME_MAX" "$sset" "Up to $(lim SET_CONFIGS_MAX) ebpf_exporter config names of at most $(lim SET_CONFIG_NAME_MAX) characters"
+like "spank_ebpf_sets.conf(5): textfile_group, SETS_GROUP_MAX" "$sglobal" "of at most $(lim SETS_GROUP_MAX) characters"
+like "spank_ebpf_sets.conf(5): listen, a privileged port (LISTENADDR_PORT_MAX)" "$sset" "a privileged port, 1 to $(sed -n 's/^#define LISTENADDR_PORT_MAX \([0-9]*\).*/\1/p' "${srcdir:-.}/src/common/listenaddr.h"),"
+like "spank_ebpf_sets.conf(5): an example sets file" "$(section "$srender" EXAMPLES)" '\[io\] description = .* configs = spank-io listen = 127\.0\.0\.1:941'
 # The page's example sets file, as rendered, is one the parser accepts.
-printf '%s\n' "$render" | sed -n '/^ *# .*spank_ebpf_sets\.conf$/,/^ *and on the plugin.s line:/p' | sed '$d' |
+printf '%s\n' "$srender" | sed -n '/^ *# .*spank_ebpf_sets\.conf$/,/^ *and on the plugin.s line:/p' | sed '$d' |
 	sed 's/^ *//' >"$tmp/sets.conf"
 out=$("$cmd" check-config --sets "$tmp/sets.conf" 2>&1)
-tap_point "PROBE SETS: the example is a valid sets file (check-config --sets)" $? || show "$out"
-like "PROBE SETS: the example declares io, sched, sched-detail, net" "$out" '^probe sets: io, sched, sched-detail, net;'
-like "PROBE SETS: plain --ebpf is default=" "$sets_text" 'plain --ebpf means the sets of default='
-like "PROBE SETS: mode=always is always=" "$sets_text" 'always=SET\[,SET\.\.\.\] With mode=always'
-like "PROBE SETS: one instance per set, the template unit" "$sets_text" 'instance spank-ebpf-exporter@io\.service starts'
-like "PROBE SETS: linger per set" "$sets_text" "linger=SECONDS The set's own linger window"
-like "PROBE SETS: without sets=, exactly as before" "$sets_text" 'A site without sets= behaves exactly as before'
-like "PROBE SETS: check-config --sets" "$sets_text" 'spank-ebpf check-config --sets FILE'
-like "user option: --ebpf[=SET[,SET...]]" "$useropt" '--ebpf\[=SET\[,SET\.\.\.\]\]'
-like "user option: the refusal, in the code's words" "$(cat "${srcdir:-.}/src/spank/spank_init.c")" 'unknown probe set \\"%s\\"; allowed: %s'
-like "user option: the refusal, on the page" "$useropt" 'unknown probe set "X"; allowed: io, sched, net'
-like "files: the sets file" "$files_text" 'spank_ebpf_sets\.conf The probe sets file'
-like "files: <state>.jobs" "$files_text" 'refcount\.jobs With probe sets'
-like "files: the job_info textfile" "$files_text" 'spank_ebpf_jobs\.prom With probe sets, the spank_ebpf_job_info'
+tap_point "spank_ebpf_sets.conf(5): the example is a valid sets file (check-config --sets)" $? || show "$out"
+like "spank_ebpf_sets.conf(5): the example declares io, sched, sched-detail, net" "$out" '^probe sets: io, sched, sched-detail, net;'
+like "spank_ebpf_sets.conf(5): the plugin line's sets=, configured" "$sflat" "optional $plugindir/spank_ebpf\\.so sets=$slurmconfdir/spank_ebpf_sets\\.conf"
+like "spank_ebpf_sets.conf(5): check-config --sets" "$sflat" 'spank-ebpf check-config --sets '
+printf 'default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:941\n[net]\ndescription = y\nconfigs = d\nlisten = 127.0.0.1:941\n' >"$tmp/clash.conf"
+clash=$("$cmd" check-config --sets "$tmp/clash.conf" 2>&1 | sed -n 's/.*clash\.conf:[0-9]*: //p' | sed -e 's/[]().[]/\\&/g' -e 's/[0-9][0-9]*/[0-9]+/g')
+ok_if "the parser refuses a port twice (check-config --sets)" test -n "$clash"
+like "spank_ebpf_sets.conf(5): a refusal names the file and line, in the parser's words" "$sformat" "spank_ebpf_sets\\.conf:[0-9]+: ${clash:-?}"
+like "spank_ebpf_sets.conf(5): WHO CAN TAKE A SET'S ADDRESS" "$(grep '^\.SH' "$spage")" "WHO CAN TAKE A SET'S ADDRESS"
+
+# --- which page is which: the first lines, and SEE ALSO --------------------------
+# first_lines RENDER: NAME and the first paragraph of DESCRIPTION, flattened.
+first_lines() {
+	printf '%s\n' "$1" | awk '/^NAME$/ { on = 1; next } /^SYNOPSIS$/ { on = 0 }
+		/^DESCRIPTION$/ { on = 2; next } on == 2 && /^$/ { exit } on' |
+		sed -e 's/[[:space:]]\{1,\}/ /g' -e 's/^ //' | tr '\n' ' '
+}
+pfirst=$(first_lines "$render")
+cfirst=$(first_lines "$crender")
+sfirst=$(first_lines "$srender")
+like "spank_ebpf(8) says first it is the plugin Slurm loads" "$pfirst" 'Slurm SPANK plugin .* is the SPANK plugin that Slurm loads'
+like "spank_ebpf(8) points first to the command spank-ebpf(8)" "$pfirst" "administrator's command.* is spank-ebpf\\(8\\)"
+like "spank-ebpf(8) says first it is the admin command" "$cfirst" "admin command of slurm-spank-ebpf.* is the administrator's command"
+like "spank-ebpf(8) points first to the plugin spank_ebpf(8)" "$cfirst" 'The SPANK plugin that Slurm loads is spank_ebpf\(8\)'
+like "spank_ebpf_sets.conf(5) names the plugin that reads it" "$sfirst" 'probe sets of the spank_ebpf Slurm plugin'
+like "spank_ebpf(8): SEE ALSO spank-ebpf(8), spank_ebpf_sets.conf(5)" "$(section "$render" "SEE ALSO")" 'spank-ebpf\(8\), spank_ebpf_sets\.conf\(5\)'
+like "spank-ebpf(8): SEE ALSO spank_ebpf(8), spank_ebpf_sets.conf(5)" "$(section "$crender" "SEE ALSO")" 'spank_ebpf\(8\), spank_ebpf_sets\.conf\(5\)'
+like "spank_ebpf_sets.conf(5): SEE ALSO both section-8 pages" "$(section "$srender" "SEE ALSO")" 'spank_ebpf\(8\), spank-ebpf\(8\)'
 
 # Every log line the admin can meet is explained: each phrase must be in
 # the plugin's sources (so that the page follows the code) and the page.

@@ -73,7 +73,7 @@ files() {
 			printf "%s %s %s%s\n", $1, ($2 == "" ? "-" : $2), $3, ($4 == "" ? "" : " -> " $4) }' |
 		sed -e 's|^\(.* /usr/share/doc/slurm-spank-ebpf\)-[0-9.]*/|\1/|' \
 			-e 's|^\(.* /usr/share/licenses/slurm-spank-ebpf\)-[0-9.]*/|\1/|' \
-			-e 's|\(/man8/[^ ]*\.8\)\.[a-z0-9]*$|\1|' | sort -k3
+			-e 's|\(/man[58]/[^ ]*\.[58]\)\.[a-z0-9]*$|\1|' | sort -k3
 }
 is "base: files, flags, links" "$(files "$base")" "$(sort -k3 <<EOF
 drwxr-xr-x - /etc/slurm
@@ -85,9 +85,11 @@ lrwxrwxrwx - /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 -rw-r--r-- - /usr/share/bash-completion/completions/spank-ebpf
 drwxr-xr-x - /usr/share/slurm-spank-ebpf
 -rw-r--r-- - /usr/share/slurm-spank-ebpf/rpm-release
+-rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/NEWS
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/OPERATING.md
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/README.md
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/examples/ebpf_exporter.service
+-rw-r--r-- d /usr/share/man/man5/spank_ebpf_sets.conf.5
 -rw-r--r-- d /usr/share/man/man8/slurm-spank-ebpf.8
 -rw-r--r-- d /usr/share/man/man8/spank-ebpf.8
 -rw-r--r-- d /usr/share/man/man8/spank_ebpf.8
