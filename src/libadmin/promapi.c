@@ -11,9 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "json.h"
 #include "promapi.h"
-#include "runcmd.h"
+#include "httpget.h"
 #include "text.h"
 
 /* Most values in one answer's document: a sample takes about 12 (its
@@ -164,38 +166,6 @@ out:
 	return rc;
 }
 
-/* The body curl wrote to path, at most PROMAPI_BODY_MAX bytes. */
-static char *promapi_read_body(const char *path, size_t *len, char *err, size_t errlen)
-{
-	char *buf = NULL;
-	struct stat st;
-	ssize_t r;
-	size_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "no answer: %s", strerror(errno));
-		goto out;
-	}
-	if (st.st_size > (off_t)PROMAPI_BODY_MAX) {
-		snprintf(err, errlen, "the answer is larger than %u MiB", PROMAPI_BODY_MAX >> 20);
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	while (n < (size_t)st.st_size && (r = read(fd, buf + n, (size_t)st.st_size - n)) > 0)
-		n += (size_t)r;
-	buf[n] = 0;
-	*len = n;
-out:
-	if (fd >= 0)
-		close(fd);
-	return buf;
-}
-
 double promapi_now(void)
 {
 	struct timespec ts;
@@ -204,17 +174,144 @@ double promapi_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int promapi_query(const struct promapi *p, const char *promql, double at,
+/* The handle kept between the queries of one struct promapi (its
+ * connection reused), and the answer being read. */
+struct promapi_conn {
+	CURL *curl;
+	char *body; /* at most PROMAPI_BODY_MAX bytes and a NUL */
+	size_t len, cap;
+	bool too_big, oom;
+	char cerr[CURL_ERROR_SIZE];
+};
+
+void promapi_close(struct promapi *p)
+{
+	if (!p->conn)
+		return;
+	curl_easy_cleanup(p->conn->curl);
+	free(p->conn->body);
+	free(p->conn);
+	p->conn = NULL;
+}
+
+/* The answer's body into memory, refused as soon as it would pass
+ * PROMAPI_BODY_MAX, whatever its Content-Length said or did not say
+ * (chunked): nothing else holds it, on disk or anywhere. */
+static size_t promapi_body_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct promapi_conn *c = arg;
+	size_t n = size * nmemb;
+
+	if (n > PROMAPI_BODY_MAX - c->len) {
+		c->too_big = true;
+		return 0;
+	}
+	if (c->len + n + 1 > c->cap) {
+		size_t cap = c->cap ? c->cap : 65536;
+		char *nb;
+
+		while (cap < c->len + n + 1)
+			cap *= 2;
+		if (cap > PROMAPI_BODY_MAX + 1)
+			cap = PROMAPI_BODY_MAX + 1;
+		nb = realloc(c->body, cap);
+		if (!nb) {
+			c->oom = true;
+			return 0;
+		}
+		c->body = nb;
+		c->cap = cap;
+	}
+	memcpy(c->body + c->len, data, n);
+	c->len += n;
+	c->body[c->len] = 0;
+	return n;
+}
+
+/* p's handle, made with what stays the same across its queries. */
+static struct promapi_conn *promapi_conn_of(struct promapi *p, char *err, size_t errlen)
+{
+	unsigned int timeout = p->timeout ? p->timeout : 10;
+	struct promapi_conn *c;
+	CURLcode e;
+
+	if (p->conn)
+		return p->conn;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->curl = http_curl_handle(true, err, errlen);
+	if (!c->curl) {
+		free(c);
+		return NULL;
+	}
+	e = curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, promapi_body_write);
+	if (e == CURLE_OK)
+		e = curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+	if (e == CURLE_OK)
+		e = curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->cerr);
+	/* Refused before a byte of it when the length is told. */
+	if (e == CURLE_OK)
+		e = curl_easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)PROMAPI_BODY_MAX);
+	/* The whole query, connection included. */
+	if (e == CURLE_OK)
+		e = curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)timeout * 1000);
+	if (e == CURLE_OK)
+		e = curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout < 5 ? timeout : 5) * 1000);
+	if (e == CURLE_OK)
+		e = curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+	if (e == CURLE_OK && p->cacert && *p->cacert)
+		e = curl_easy_setopt(c->curl, CURLOPT_CAINFO, p->cacert);
+	if (e == CURLE_OK && p->netrc && *p->netrc) {
+		e = curl_easy_setopt(c->curl, CURLOPT_NETRC, (long)CURL_NETRC_REQUIRED);
+		if (e == CURLE_OK)
+			e = curl_easy_setopt(c->curl, CURLOPT_NETRC_FILE, p->netrc);
+	}
+	if (e != CURLE_OK) {
+		snprintf(err, errlen, "libcurl cannot be set up: %s", curl_easy_strerror(e));
+		curl_easy_cleanup(c->curl);
+		free(c);
+		return NULL;
+	}
+	p->conn = c;
+	return c;
+}
+
+/* endpoint?query=...&time=... into url (len bytes). */
+static int promapi_query_url(const struct promapi *p, CURL *curl, const char *promql, double at, char *url,
+			     size_t len, char *err, size_t errlen)
+{
+	char *q;
+	int n;
+
+	if (strlen("query=") + strlen(promql) >= 1024) {
+		snprintf(err, errlen, "the query is too long");
+		return -1;
+	}
+	q = curl_easy_escape(curl, promql, 0);
+	if (!q) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	n = snprintf(url, len, "%s%sapi/v1/query?query=%s&time=%.3f", p->url,
+		     p->url[strlen(p->url) - 1] == '/' ? "" : "/", q, at);
+	curl_free(q);
+	if (n < 0 || (size_t)n >= len) {
+		snprintf(err, errlen, "the query is too long");
+		return -1;
+	}
+	return 0;
+}
+
+int promapi_query(struct promapi *p, const char *promql, double at,
 		  struct promapi_vector *v, char *err, size_t errlen)
 {
-	static struct runcmd_result res;
-	char dir[] = "/tmp/spank-ebpf-prom.XXXXXX", out[64], query[1024], tbuf[40], tmo[16],
-	     ctmo[16], maxsize[24], endpoint[PROMAPI_URL_MAX + 16], why[300];
-	char *argv[32];
-	char *body = NULL;
-	size_t len = 0;
-	int a = 0, rc = -1;
-	unsigned int timeout = p->timeout ? p->timeout : 10;
+	char url[PROMAPI_URL_MAX + 3 * 1024 + 64], why[600], shown[4 * sizeof(why)];
+	struct promapi_conn *c;
+	long code = 0;
+	CURLcode e;
 
 	v->n = 0;
 	v->s = NULL;
@@ -222,90 +319,56 @@ int promapi_query(const struct promapi *p, const char *promql, double at,
 		snprintf(err, errlen, "prometheus=: %s", why);
 		return -1;
 	}
-	if ((size_t)snprintf(query, sizeof(query), "query=%s", promql) >= sizeof(query)) {
-		snprintf(err, errlen, "the query is too long");
+	c = promapi_conn_of(p, err, errlen);
+	if (!c)
+		return -1;
+	if (promapi_query_url(p, c->curl, promql, at, url, sizeof(url), err, errlen) < 0)
+		return -1;
+	e = curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	if (e != CURLE_OK) {
+		snprintf(err, errlen, "libcurl takes no such URL: %s", curl_easy_strerror(e));
 		return -1;
 	}
-	/* A directory of our own: nobody else can put a file where curl
-	 * writes the answer. */
-	if (!mkdtemp(dir)) {
-		snprintf(err, errlen, "cannot make a directory for the answer: %s", strerror(errno));
+	c->len = 0;
+	c->too_big = c->oom = false;
+	c->cerr[0] = 0;
+	e = curl_easy_perform(c->curl);
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (c->too_big || e == CURLE_FILESIZE_EXCEEDED) {
+		snprintf(err, errlen, "the answer is larger than %u MiB", PROMAPI_BODY_MAX >> 20);
 		return -1;
 	}
-	snprintf(out, sizeof(out), "%s/answer", dir);
-	snprintf(endpoint, sizeof(endpoint), "%s%sapi/v1/query", p->url,
-		 p->url[strlen(p->url) - 1] == '/' ? "" : "/");
-	snprintf(tbuf, sizeof(tbuf), "time=%.3f", at);
-	snprintf(tmo, sizeof(tmo), "%u", timeout);
-	snprintf(ctmo, sizeof(ctmo), "%u", timeout < 5 ? timeout : 5);
-	snprintf(maxsize, sizeof(maxsize), "%u", PROMAPI_BODY_MAX);
-	argv[a++] = (char *)(p->curl ? p->curl : PROMAPI_CURL);
-	argv[a++] = "-q"; /* no ~/.curlrc: first, or it is read */
-	argv[a++] = "--silent";
-	argv[a++] = "--show-error";
-	argv[a++] = "--globoff";
-	argv[a++] = "--proto";
-	argv[a++] = "=http,https";
-	argv[a++] = "--max-redirs";
-	argv[a++] = "0";
-	argv[a++] = "--connect-timeout";
-	argv[a++] = ctmo;
-	argv[a++] = "--max-time";
-	argv[a++] = tmo;
-	argv[a++] = "--max-filesize";
-	argv[a++] = maxsize;
-	if (p->cacert && *p->cacert) {
-		argv[a++] = "--cacert";
-		argv[a++] = (char *)p->cacert;
+	if (c->oom) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
-	if (p->netrc && *p->netrc) {
-		argv[a++] = "--netrc-file";
-		argv[a++] = (char *)p->netrc;
+	if (e != CURLE_OK) {
+		/* libcurl's words, made printable (a server's bytes may be in
+		 * them). */
+		snprintf(err, errlen, "no answer: %s",
+			 text_printable(c->cerr[0] ? c->cerr : curl_easy_strerror(e), shown, sizeof(shown)));
+		return -1;
 	}
-	argv[a++] = "--output";
-	argv[a++] = out;
-	argv[a++] = "--write-out";
-	argv[a++] = "%{http_code}";
-	argv[a++] = "--get";
-	argv[a++] = "--data-urlencode";
-	argv[a++] = query;
-	argv[a++] = "--data";
-	argv[a++] = tbuf;
-	argv[a++] = "--";
-	argv[a++] = endpoint;
-	argv[a] = NULL;
-	/* curl's own time bound, and ours a little after it. */
-	runcmd(argv, (timeout + 2) * 1000, &res);
-	if (res.exec_errno || res.timed_out || !res.exited || res.exit_status) {
-		char shown[4 * sizeof(why)];
+	if (code >= 300 && code < 400) {
+		char *to = NULL;
 
-		runcmd_describe(&res, (timeout + 2) * 1000, why, sizeof(why));
-		/* curl's message (its last line), made printable. */
-		while (res.output_len && (res.output[res.output_len - 1] == '\n'))
-			res.output[--res.output_len] = 0;
-		snprintf(err, errlen, "curl %s%s%s", why, res.output_len ? ": " : "",
-			 res.output_len ? text_printable(strrchr(res.output, '\n') ?
-							 strrchr(res.output, '\n') + 1 : res.output,
-							 shown, sizeof(shown)) : "");
-		goto out;
+		curl_easy_getinfo(c->curl, CURLINFO_REDIRECT_URL, &to);
+		snprintf(err, errlen, "HTTP status %ld: a redirect to \"%s\", not followed (prometheus= names where to ask)",
+			 code, text_printable(to ? to : "", shown, sizeof(shown)));
+		return -1;
 	}
-	body = promapi_read_body(out, &len, err, errlen);
-	if (!body)
-		goto out;
 	/* 200 with the answer; 4xx/5xx with an error answer of the API's:
 	 * its words are better than a status code. */
-	if (promapi_parse(body, len, v, err, errlen) == 0) {
-		rc = 0;
-	} else if (strncmp(res.output, "200", 3)) {
-		char shown[200];
-
-		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen, "HTTP status %s: %s",
-			 text_printable(res.output, shown, sizeof(shown)), why);
+	if (promapi_parse(c->body ? c->body : "", c->len, v, err, errlen) == 0) {
+		if (code == 200)
+			return 0;
+		promapi_vector_free(v);
+		snprintf(err, errlen, "HTTP status %ld", code);
+		return -1;
 	}
-out:
-	free(body);
-	unlink(out);
-	rmdir(dir);
-	return rc;
+	if (code != 200) {
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "HTTP status %ld: %s", code, why);
+	}
+	return -1;
 }

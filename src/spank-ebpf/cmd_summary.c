@@ -56,14 +56,15 @@ static void summary_wait_scrape(const struct config *cfg, unsigned long job, lon
 
 		if (promapi_query(&p, q, now, &v, err, sizeof(err)) < 0) {
 			log_msg(LOG_INFO, "Prometheus cannot be asked for the job's last scrape: %s", err);
-			return;
+			break;
 		}
 		done = v.n == 0 || v.s[0].value >= (double)end;
 		promapi_vector_free(&v);
 		if (done || now - t0 >= wait_s)
-			return;
+			break;
 		sleep(2);
 	}
+	promapi_close(&p);
 }
 
 /* The job's summary made from Prometheus into tok; the nodes kept, or

@@ -75,7 +75,7 @@ static int cluster_by_name(const void *a, const void *b)
 
 /* Each metric's samples into their nodes' figures. The first query that
  * fails ends it: the next ones would fail alike, each after its time. */
-static int cluster_read(struct cluster *c, const struct promapi *p, unsigned long job,
+static int cluster_read(struct cluster *c, struct promapi *p, unsigned long job,
 			 long long range, double at)
 {
 	char q[512], name[128], err[600];
@@ -225,6 +225,7 @@ int report_cluster_collect(const struct config *cfg, unsigned long job, long lon
 	long long now = (long long)wall, stop = end ? end : now, range;
 	double at = stop + CLUSTER_SLACK_S < now ? (double)(stop + CLUSTER_SLACK_S) : wall;
 	size_t i;
+	int rc;
 
 
 	memset(c, 0, sizeof(*c));
@@ -235,7 +236,9 @@ int report_cluster_collect(const struct config *cfg, unsigned long job, long lon
 	p.cacert = cfg->prometheus_ca;
 	p.netrc = cfg->prometheus_netrc;
 	p.timeout = cfg->timeout;
-	if (cluster_read(c, &p, job, range, at) < 0) {
+	rc = cluster_read(c, &p, job, range, at);
+	promapi_close(&p);
+	if (rc < 0) {
 		free(c->node);
 		c->node = NULL;
 		c->n = 0;
