@@ -9,7 +9,7 @@
 
 #include "httpurl.h"
 
-/* A host as curl and the resolver read it: what inet_aton takes is an
+/* A host as libcurl and the resolver read it: what inet_aton takes is an
  * address to them ("0x7f.1", "010.0.0.1" and "2130706433" included, in
  * hex, octal or one number), so it must be one inet_pton reads the same
  * (a plain dotted quad); else a name of letters, digits, '-' and '.'; or
