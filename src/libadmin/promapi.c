@@ -4,6 +4,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +15,46 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <json.h>
 
-#include "json.h"
 #include "promapi.h"
 #include "httpget.h"
 #include "text.h"
 
-/* Most values in one answer's document: a sample takes about 12 (its
- * object, the metric object with a few labels, the value pair). */
+/* Bounds on an answer's shape, checked on its bytes before json-c builds
+ * its tree (which costs about 70 bytes a value, 800 an object: 8 MiB of
+ * "{}," would take 2 GiB): values (keys count, as ',', ':' and '[' do),
+ * objects and arrays. A sample takes 2 objects, 1 array, 3 values and 2
+ * a label: 40,000 series of 20 labels fit. */
 #define PROMAPI_TOKENS_MAX 2000000
+#define PROMAPI_SAMPLES_MAX 50000
+#define PROMAPI_OBJECTS_MAX (2 * PROMAPI_SAMPLES_MAX + 64)
+#define PROMAPI_ARRAYS_MAX (PROMAPI_SAMPLES_MAX + 64)
+/* Nesting json-c's tokener takes: an answer's is 5 (data.result[].metric). */
+#define PROMAPI_DEPTH_MAX 16
 
 void promapi_vector_free(struct promapi_vector *v)
 {
 	free(v->s);
 	v->s = NULL;
 	v->n = 0;
+}
+
+/* String s if it is one without a NUL (which a C string cannot carry),
+ * else NULL. */
+static const char *promapi_text(struct json_object *s)
+{
+	if (!json_object_is_type(s, json_type_string) ||
+	    strlen(json_object_get_string(s)) != (size_t)json_object_get_string_len(s))
+		return NULL;
+	return json_object_get_string(s);
+}
+
+/* A sample's time: a finite number (json-c takes NaN and Infinity). */
+static bool promapi_time(struct json_object *t)
+{
+	return (json_object_is_type(t, json_type_double) || json_object_is_type(t, json_type_int)) &&
+	       isfinite(json_object_get_double(t));
 }
 
 /* Appends name="value" (the text format's escapes) to a labels text. The
@@ -76,83 +104,199 @@ static int promapi_value(const char *text, double *v)
 	return *text && !*end && !errno ? 0 : -1;
 }
 
-/* String token t into buf, whole: -1 when it is no string or is cut. */
-static int promapi_str(const struct json_doc *doc, int t, char *buf, size_t len)
+/* The answer's bytes before json-c reads them: no NUL and no control
+ * byte in a string (json-c takes a bare tab), and the shape within the
+ * bounds above. Returns 0, or -1 with err. */
+static int promapi_scan(const char *body, size_t len, char *err, size_t errlen)
 {
-	int n = json_string(doc, t, buf, len);
+	size_t i, tokens = 1, objects = 0, arrays = 0;
+	bool in_string = false;
 
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)body[i];
+
+		if (c == 0) {
+			snprintf(err, errlen, "JSON: a NUL byte at offset %zu", i);
+			return -1;
+		}
+		if (in_string) {
+			if (c < 0x20) {
+				snprintf(err, errlen, "JSON: control character 0x%02x in a string at offset %zu", c, i);
+				return -1;
+			}
+			if (c == '\\')
+				i++; /* the escaped byte, a quote included */
+			else if (c == '"')
+				in_string = false;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_string = true;
+			break;
+		case '{':
+			objects++;
+			break;
+		case '[':
+			arrays++;
+			tokens++;
+			break;
+		case ',':
+		case ':':
+			tokens++;
+			break;
+		}
+	}
+	if (tokens > PROMAPI_TOKENS_MAX || objects > PROMAPI_OBJECTS_MAX || arrays > PROMAPI_ARRAYS_MAX) {
+		snprintf(err, errlen, "JSON: more than %d values, %d objects or %d arrays",
+			 PROMAPI_TOKENS_MAX, PROMAPI_OBJECTS_MAX, PROMAPI_ARRAYS_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* body as one JSON text (the whole of it), or NULL with err. */
+static struct json_object *promapi_json(const char *body, size_t len, char *err, size_t errlen)
+{
+	struct json_tokener *tok;
+	struct json_object *root = NULL;
+	enum json_tokener_error e;
+	size_t end;
+
+	if (promapi_scan(body, len, err, errlen) < 0)
+		return NULL;
+	if (len > INT_MAX) {
+		snprintf(err, errlen, "JSON: the text is too long");
+		return NULL;
+	}
+	tok = json_tokener_new_ex(PROMAPI_DEPTH_MAX);
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	root = json_tokener_parse_ex(tok, body, (int)len);
+	e = json_tokener_get_error(tok);
+#if JSON_C_VERSION_NUM >= ((0 << 16) | (15 << 8))
+	end = json_tokener_get_parse_end(tok);
+#else
+	end = (size_t)tok->char_offset;
+#endif
+	if (e == json_tokener_continue) {
+		snprintf(err, errlen, "JSON: the text ends within a value (%zu bytes)", len);
+	} else if (e != json_tokener_success) {
+		snprintf(err, errlen, "JSON: %s at offset %zu", json_tokener_error_desc(e), end);
+	} else {
+		/* After the value: whitespace only, as RFC 8259 has it. */
+		while (end < len && strchr(" \t\r\n", body[end]))
+			end++;
+		if (end < len)
+			snprintf(err, errlen, "JSON: unexpected byte 0x%02x after the value at offset %zu",
+				 (unsigned char)body[end], end);
+	}
+	json_tokener_free(tok);
+	if (e != json_tokener_success || end < len) {
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* Member key of obj as promapi_text() has it, or NULL. */
+static const char *promapi_string(struct json_object *obj, const char *key)
+{
+	struct json_object *s = NULL;
+
+	if (!json_object_object_get_ex(obj, key, &s))
+		return NULL;
+	return promapi_text(s);
 }
 
 int promapi_parse(const char *body, size_t len, struct promapi_vector *v, char *err,
 		  size_t errlen)
 {
-	struct json_doc doc;
-	char s[PROMAPI_LABELS_MAX], name[128];
-	int root, data, result, t, rc = -1;
+	struct json_object *root, *data = NULL, *result = NULL;
+	const char *s;
+	size_t i, n;
+	int rc = -1;
 
 	v->n = 0;
 	v->s = NULL;
-	if (json_parse(&doc, body, len, PROMAPI_TOKENS_MAX, err, errlen) < 0)
+	root = promapi_json(body, len, err, errlen);
+	if (!root)
 		return -1;
-	root = 0;
-	if (json_type(&doc, root) != JSON_OBJECT) {
+	if (!json_object_is_type(root, json_type_object)) {
 		snprintf(err, errlen, "the answer is not a JSON object");
 		goto out;
 	}
-	t = json_get(&doc, root, "status");
-	if (t < 0 || promapi_str(&doc, t, s, sizeof(s)) < 0) {
+	s = promapi_string(root, "status");
+	if (!s) {
 		snprintf(err, errlen, "the answer has no \"status\"");
 		goto out;
 	}
 	if (strcmp(s, "success")) {
 		char text[600], shown[4 * sizeof(text)];
+		const char *e = promapi_string(root, "error");
 
 		/* Its words, cut if need be. */
-		t = json_get(&doc, root, "error");
-		if (t < 0 || json_string(&doc, t, text, sizeof(text)) < 0)
-			snprintf(text, sizeof(text), "(no error text)");
+		snprintf(text, sizeof(text), "%s", e ? e : "(no error text)");
 		snprintf(err, errlen, "Prometheus: %s", text_printable(text, shown, sizeof(shown)));
 		goto out;
 	}
-	data = json_get(&doc, root, "data");
-	t = data < 0 ? -1 : json_get(&doc, data, "resultType");
-	if (t < 0 || promapi_str(&doc, t, s, sizeof(s)) < 0 || strcmp(s, "vector")) {
+	if (!json_object_object_get_ex(root, "data", &data) ||
+	    !json_object_is_type(data, json_type_object) ||
+	    !(s = promapi_string(data, "resultType")) || strcmp(s, "vector")) {
 		snprintf(err, errlen, "the answer is not an instant vector (data.resultType)");
 		goto out;
 	}
-	result = json_get(&doc, data, "result");
-	if (result < 0 || json_type(&doc, result) != JSON_ARRAY) {
+	if (!json_object_object_get_ex(data, "result", &result) ||
+	    !json_object_is_type(result, json_type_array)) {
 		snprintf(err, errlen, "the answer has no data.result array");
 		goto out;
 	}
-	v->s = calloc(json_size(&doc, result) ? json_size(&doc, result) : 1, sizeof(*v->s));
+	n = json_object_array_length(result);
+	if (n > PROMAPI_SAMPLES_MAX) {
+		snprintf(err, errlen, "the answer has more than %d samples", PROMAPI_SAMPLES_MAX);
+		goto out;
+	}
+	v->s = calloc(n ? n : 1, sizeof(*v->s));
 	if (!v->s) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	for (t = json_first(&doc, result); t >= 0; t = json_next(&doc, t)) {
+	for (i = 0; i < n; i++) {
 		struct promapi_sample *o = &v->s[v->n];
-		int metric = json_get(&doc, t, "metric"), value = json_get(&doc, t, "value"), k, val;
+		struct json_object *sample = json_object_array_get_idx(result, i), *metric = NULL,
+				   *value = NULL;
+		struct json_object_iterator it, stop;
 
-		if (metric < 0 || json_type(&doc, metric) != JSON_OBJECT || value < 0 ||
-		    json_type(&doc, value) != JSON_ARRAY || json_size(&doc, value) != 2) {
+		if (!json_object_is_type(sample, json_type_object) ||
+		    !json_object_object_get_ex(sample, "metric", &metric) ||
+		    !json_object_is_type(metric, json_type_object) ||
+		    !json_object_object_get_ex(sample, "value", &value) ||
+		    !json_object_is_type(value, json_type_array) || json_object_array_length(value) != 2) {
 			snprintf(err, errlen, "a result without its metric object and [time, value] pair");
 			goto out;
 		}
 		o->labels[0] = 0;
-		for (k = json_first(&doc, metric); k >= 0; k = json_next(&doc, k)) {
-			val = json_value_of(&doc, k);
-			if (promapi_str(&doc, k, name, sizeof(name)) < 0 ||
-			    promapi_str(&doc, val, s, sizeof(s)) < 0 ||
-			    promapi_label_append(o->labels, sizeof(o->labels), name, s) < 0) {
+		stop = json_object_iter_end(metric);
+		for (it = json_object_iter_begin(metric); !json_object_iter_equal(&it, &stop);
+		     json_object_iter_next(&it)) {
+			const char *name = json_object_iter_peek_name(&it),
+				   *text = promapi_text(json_object_iter_peek_value(&it));
+
+			if (!text || promapi_label_append(o->labels, sizeof(o->labels), name, text) < 0) {
 				snprintf(err, errlen, "a result's labels are not strings with names as Prometheus has them, or are longer than %d bytes",
 					 PROMAPI_LABELS_MAX - 1);
 				goto out;
 			}
 		}
-		val = json_next(&doc, json_first(&doc, value));
-		if (promapi_str(&doc, val, s, sizeof(s)) < 0 || promapi_value(s, &o->value) < 0) {
+		if (!promapi_time(json_object_array_get_idx(value, 0))) {
+			snprintf(err, errlen, "a result's time is not a number");
+			goto out;
+		}
+		s = promapi_text(json_object_array_get_idx(value, 1));
+		if (!s || promapi_value(s, &o->value) < 0) {
 			snprintf(err, errlen, "a result's value is not a number in a string");
 			goto out;
 		}
@@ -162,7 +306,7 @@ int promapi_parse(const char *body, size_t len, struct promapi_vector *v, char *
 out:
 	if (rc < 0)
 		promapi_vector_free(v);
-	json_free(&doc);
+	json_object_put(root);
 	return rc;
 }
 

@@ -3,8 +3,9 @@
  * on a login node: one instant query (/api/v1/query) at a time, by
  * libcurl on one connection kept for the command's run, bounded in time
  * and size, no redirects, http and https only; the answer read strictly
- * (json.h) into samples whose labels read as the text format's
- * (promtext.h), so one reader serves the node's exporters and Prometheus.
+ * (json-c, its size and shape bounded) into samples whose labels read
+ * as the text format's (promtext.h), so one reader serves the node's
+ * exporters and Prometheus.
  * The URL is checked as httpurl.h says, here again before each query. */
 #ifndef SPANK_EBPF_PROMAPI_H
 #define SPANK_EBPF_PROMAPI_H

@@ -12,6 +12,8 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -116,6 +118,98 @@ static void test_parse_refused(void)
 	tap_ok(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,2]}]}}",
 			   "not a number"), "a value not in a string");
 	tap_ok(parse_fails("{\"status\":", "JSON:"), "cut short");
+}
+
+/* A good answer with body's bytes (len of them) for its one sample. */
+static int parse_fails_len(const char *body, size_t len, const char *want)
+{
+	struct promapi_vector v;
+	char err[300];
+	int rc = promapi_parse(body, len, &v, err, sizeof(err));
+
+	if (rc == 0) {
+		promapi_vector_free(&v);
+		return 0;
+	}
+	if (!strstr(err, want))
+		tap_diag("error: %s", err);
+	return v.n == 0 && v.s == NULL && strstr(err, want) != NULL;
+}
+
+#define ANSWER(sample) \
+	"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" sample "]}}"
+
+/* What the reader refuses as JSON (the cases of the hand-written reader
+ * json-c replaced, where they are an answer's). */
+static void test_parse_not_json(void)
+{
+	static const char nul[] = ANSWER("{\"metric\":{\"a\":\"x\0y\"},\"value\":[1,\"1\"]}");
+	static const char after[] = ANSWER("") "\0";
+
+	tap_ok(parse_fails(ANSWER("") " x", "JSON: unexpected character at offset 64"), "garbage after the answer");
+	tap_ok(parse_fails(ANSWER("") ANSWER(""), "JSON: unexpected character at offset 63"), "two answers");
+	tap_ok(parse_fails(ANSWER("") " \r\n\t", "") == 0, "whitespace after it is no garbage");
+	tap_ok(parse_fails_len(nul, sizeof(nul) - 1, "a NUL byte at offset"), "a NUL in a string");
+	tap_ok(parse_fails_len(after, sizeof(after) - 1, "a NUL byte at offset"), "a NUL after the answer");
+	tap_ok(parse_fails(ANSWER("{\"metric\":{\"a\":\"x\\u0000y\"},\"value\":[1,\"1\"]}"),
+			   "labels are not strings"), "an escaped NUL in a label's value (no C string carries it)");
+	tap_ok(parse_fails(ANSWER("{\"metric\":{\"a\":\"x\ty\"},\"value\":[1,\"1\"]}"),
+			   "control character 0x09 in a string"), "a bare tab in a string");
+	tap_ok(parse_fails(ANSWER("{\"metric\":{},\"value\":[1,\"1\"]},"), "JSON:"), "a trailing comma");
+	tap_ok(parse_fails("{\"status\":\"success\",/*c*/\"data\":{}}", "JSON:"), "a comment");
+	tap_ok(parse_fails("{'status':'success'}", "JSON:"), "single quotes");
+	tap_ok(parse_fails("", "JSON:"), "an empty body");
+	tap_ok(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[NaN,\"1\"]}]}}",
+			   "time is not a number"), "NaN as the time (json-c takes the literal)");
+	tap_ok(parse_fails(ANSWER("{\"metric\":{},\"value\":[\"1\",\"1\"]}"), "time is not a number"),
+	       "a time in a string");
+	tap_ok(parse_fails(ANSWER("{\"metric\":{},\"value\":[1,\"1\",2]}"), "[time, value]"), "a triple");
+	tap_ok(parse_fails(ANSWER("[1,\"1\"]"), "[time, value]"), "a sample that is no object");
+	tap_ok(parse_fails("{\"status\":\"success\",\"data\":[]}", "not an instant vector"), "data not an object");
+	tap_ok(parse_fails("{\"status\":1}", "no \"status\""), "a status that is no string");
+	tap_ok(parse_fails("{\"status\":\"error\"}", "Prometheus: (no error text)"), "an error without its text");
+}
+
+/* n arrays nested in a label's place. */
+static void test_parse_depth(void)
+{
+	static char body[4096];
+	char deep[200];
+	int i, n = 0;
+
+	for (i = 0; i < 40; i++)
+		deep[n++] = '[';
+	for (i = 0; i < 40; i++)
+		deep[n++] = ']';
+	deep[n] = 0;
+	snprintf(body, sizeof(body), ANSWER("{\"metric\":{},\"value\":[1,\"1\"],\"x\":%s}"), deep);
+	tap_ok(parse_fails(body, "JSON:"), "40 nested arrays: refused (depth)");
+	snprintf(body, sizeof(body), ANSWER("{\"metric\":{},\"value\":[1,\"1\"],\"x\":[[[1]]]}"));
+	tap_ok(parse_fails(body, "") == 0, "an unknown member of a sample is no error");
+}
+
+/* The bounds, before json-c builds a tree of the text. */
+static void test_parse_bounds(void)
+{
+	size_t n = 3000000, i, at = 0;
+	char *big = malloc(2 * n + 2);
+
+	big[at++] = '[';
+	for (i = 0; i < n; i++) {
+		big[at++] = '1';
+		big[at++] = ',';
+	}
+	big[at - 1] = ']';
+	tap_ok(parse_fails_len(big, at, "JSON: more than"), "3,000,000 values: refused");
+	at = 0;
+	big[at++] = '[';
+	for (i = 0; i < 200000; i++) {
+		memcpy(big + at, "{},", 3);
+		at += 3;
+	}
+	big[at - 1] = ']';
+	tap_ok(parse_fails_len(big, at, "JSON: more than"), "200,000 objects: refused");
+	free(big);
 }
 
 static void test_parse_long_label(void)
@@ -624,6 +718,9 @@ int main(void)
 	test_parse_vector();
 	test_parse_refused();
 	test_parse_long_label();
+	test_parse_not_json();
+	test_parse_depth();
+	test_parse_bounds();
 	test_range_lines();
 	test_fetch_reuses_connection();
 	test_fetch_endless_chunked();
