@@ -45,6 +45,7 @@ case " \$* " in
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
+*" --jobs=13 "*) printf '13|4001|al\\377i\\001c\\303\\251|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
 exit 0
 EOF
@@ -225,6 +226,15 @@ like "nodes whose buckets have different bounds: each bucket added at its own bo
 run report --cluster --squeue "$d/slurm/squeue" 8
 like "Slurm's words (a state) made printable before the terminal" "$rc $(printf '%s\n' "$out" | head -n 1)" \
 	'^0 job 8 \(user alice\), COMP\\x1b\]0;PWNED\\x07LETED, nodes n1, '
+# In JSON, Slurm's words as valid UTF-8: a byte that is not (0xff) as
+# U+FFFD, control bytes escaped (\u001b), valid UTF-8 (é) as it is.
+run report --cluster --json --squeue "$d/slurm/squeue" 13
+is "report --cluster --json of a user and state with bytes 0xff and controls: valid UTF-8 JSON, nothing raw" \
+	"$rc $(LC_ALL=C grep -c $'[\x01-\x1f]' <<<"$out") $(printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+print(ascii(d["user"]), ascii(d["state"]))' 2>&1)" \
+	"0 0 'al\\ufffdi\\x01c\\xe9' 'COMP\\x1b]0;PWNED\\x07LETED'"
 
 # --- the summary at the job's end (summary, report --summary) ---------------
 # jobstats' token as its EpilogSlurmctld stores it: JS1: + base64 of

@@ -419,12 +419,12 @@ is "report of a job whose exporter answers escapes: exit 1, no ESC, BEL or byte 
 like "... the status line shown escaped" "$(cat "$d/out")" \
 	'^spank-ebpf: report: set evil: 127\.0\.0\.1:[0-9]+ answered "HTTP/1\.0 500 \\x1b\]0;PWNED\\x07\\x1b\[2J\\xff\\xfe"$'
 "$cmd" -c "$d/plugstack2.conf" report --json 21 >"$d/out" 2>&1 && rc=0 || rc=$?
-is "report --json of it: ASCII only, valid JSON, the bytes escaped" \
-	"$rc $(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$d/out") $(python3 -c '
+is "report --json of it: valid UTF-8 JSON, no control byte raw, the bytes that are no UTF-8 as U+FFFD" \
+	"$rc $(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$d/out") $(python3 -c '
 import json, sys
-e = json.loads(open(sys.argv[1], "rb").read().decode("ascii"))["errors"][0]
+e = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["errors"][0]
 print(ascii(e[e.index("answered"):]))' "$d/out" 2>&1)" \
-	"1 0 'answered \"HTTP/1.0 500 \\x1b]0;PWNED\\x07\\x1b[2J\\xff\\xfe\"'"
+	"1 0 'answered \"HTTP/1.0 500 \\x1b]0;PWNED\\x07\\x1b[2J\\ufffd\\ufffd\"'"
 run -c "$d/plugstack2.conf" report --json 39
 is "report --json of a job whose exporter serves NaN and +Inf: valid JSON, those samples left out" \
 	"$rc $(printf '%s' "$out" | python3 -c '

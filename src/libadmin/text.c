@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Printable text and JSON strings. See text.h. */
+/* Printable text. See text.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,29 +32,6 @@ char *text_printable(const char *in, char *out, size_t len)
 			snprintf(piece, sizeof(piece), "%c", *c);
 		else
 			snprintf(piece, sizeof(piece), "\\x%02x", *c);
-		if (text_append(out, len, &at, piece) < 0)
-			break;
-	}
-	return out;
-}
-
-char *text_json_string(const char *in, char *out, size_t len)
-{
-	const unsigned char *c;
-	size_t at = 0;
-
-	if (len == 0)
-		return out;
-	out[0] = '\0';
-	for (c = (const unsigned char *)in; in && *c; c++) {
-		char piece[8];
-
-		if (*c == '"' || *c == '\\')
-			snprintf(piece, sizeof(piece), "\\%c", *c);
-		else if (*c >= 0x20 && *c < 0x7f)
-			snprintf(piece, sizeof(piece), "%c", *c);
-		else
-			snprintf(piece, sizeof(piece), "\\u%04x", *c);
 		if (text_append(out, len, &at, piece) < 0)
 			break;
 	}

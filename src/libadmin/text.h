@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bytes from another process (an exporter's answer, a user name from
- * NSS) made safe to print: nothing that reaches a terminal or a JSON
- * parser can carry an escape sequence or an unvalidated byte. */
+ * NSS) made safe to print: nothing that reaches a terminal can carry an
+ * escape sequence or an unvalidated byte. JSON has its own writer,
+ * jsonout.h. */
 #ifndef SPANK_EBPF_TEXT_H
 #define SPANK_EBPF_TEXT_H
 
@@ -11,10 +12,5 @@
  * bytes 0x20..0x7e other than '\' as they are, every other byte as \xNN.
  * Cut at a whole escape when out is too small. Returns out. */
 char *text_printable(const char *in, char *out, size_t len);
-
-/* in as the inside of a JSON string (no quotes around it), ASCII only:
- * '"' and '\' escaped, every byte < 0x20, 0x7f and >= 0x80 as \u00XX
- * (a byte, never taken as UTF-8). Cut at a whole escape. Returns out. */
-char *text_json_string(const char *in, char *out, size_t len);
 
 #endif

@@ -16,6 +16,7 @@
 #include "conffile.h"
 #include "httpget.h"
 #include "jobinfo.h"
+#include "jsonout.h"
 #include "promtext.h"
 #include "report.h"
 #include "sets.h"
@@ -46,22 +47,19 @@ static void report_text(const struct jobinfo *j, const struct figures *f, int ne
 static void report_json(const struct jobinfo *j, const struct figures *f, char errs[][800],
 			int nerr)
 {
-	char s[6 * 800]; /* an error (errs[]), each byte as \u00XX at worst */
+	struct json_object *o = json_object_new_object(), *e = json_object_new_array();
 	int i;
 
-	printf("{\"job\":%u,\"user\":\"%s\",\"sluid\":", j->job,
-	       text_json_string(j->user, s, sizeof(s)));
-	if (j->sluid[0])
-		printf("\"%s\"", text_json_string(j->sluid, s, sizeof(s)));
-	else
-		printf("null");
-	printf(",\"sets\":\"%s\",\"ended\":%s,", text_json_string(j->sets, s, sizeof(s)),
-	       j->end ? "true" : "false");
-	report_json_figures(f);
-	printf(",\"errors\":[");
+	jsonout_add(o, "job", jsonout_int(j->job));
+	jsonout_add(o, "user", jsonout_string(j->user));
+	jsonout_add(o, "sluid", j->sluid[0] ? jsonout_string(j->sluid) : NULL);
+	jsonout_add(o, "sets", jsonout_string(j->sets));
+	jsonout_add(o, "ended", jsonout_bool(j->end != 0));
+	report_json_figures(o, f);
 	for (i = 0; i < nerr; i++)
-		printf("%s\"%s\"", i ? "," : "", text_json_string(errs[i], s, sizeof(s)));
-	printf("]}\n");
+		jsonout_append(e, jsonout_string(errs[i]));
+	jsonout_add(o, "errors", e);
+	jsonout_print(stdout, o);
 }
 
 /* Root (uid 0) sees every job; anyone else the jobs recorded with their

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jobset.h"
+#include "jsonout.h"
 #include "sets.h"
 #include "transition.h"
 #include "linger.h"
@@ -190,35 +191,19 @@ static void gather(struct cmd *cmd, struct report *r)
 	}
 }
 
-static void json_string(const char *s)
+/* [{"kind":...,"message":...}, ...] */
+static struct json_object *status_json_notes(const struct note *list, int n)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c < 0x7f ? c : 0xfffd);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void json_notes(const struct note *list, int n)
-{
+	struct json_object *a = json_object_new_array(), *o;
 	int i;
 
-	putchar('[');
 	for (i = 0; i < n; i++) {
-		printf("%s{\"kind\":", i ? "," : "");
-		json_string(list[i].kind);
-		printf(",\"message\":");
-		json_string(list[i].text);
-		putchar('}');
+		o = json_object_new_object();
+		jsonout_add(o, "kind", jsonout_string(list[i].kind));
+		jsonout_add(o, "message", jsonout_string(list[i].text));
+		jsonout_append(a, o);
 	}
-	putchar(']');
+	return a;
 }
 
 static const char *health(const struct report *r)
@@ -226,130 +211,112 @@ static const char *health(const struct report *r)
 	return r->nanom ? "anomalies" : r->nunk ? "unknown" : "healthy";
 }
 
-static void json_long(long v)
+/* v, or null for a negative v (not known). */
+static struct json_object *status_json_long(long v)
 {
-	if (v < 0)
-		printf("null");
-	else
-		printf("%ld", v);
+	return v < 0 ? NULL : jsonout_int(v);
 }
 
-static void json_timer(bool readable, const struct target_view *v)
+static struct json_object *status_json_timer(bool readable, const struct target_view *v)
 {
-	if (readable && v->linger_left >= 0 && v->timer[0]) {
-		printf("{\"name\":");
-		json_string(v->timer);
-		printf(",\"due_in\":%ld}", v->timer_due_in);
-	} else {
-		printf("null");
-	}
+	struct json_object *o;
+
+	if (!(readable && v->linger_left >= 0 && v->timer[0]))
+		return NULL;
+	o = json_object_new_object();
+	jsonout_add(o, "name", jsonout_string(v->timer));
+	jsonout_add(o, "due_in", jsonout_int(v->timer_due_in));
+	return o;
 }
 
 /* ["io","sched"]: the names of mask's sets. */
-static void json_names(const struct jobset *set, uint32_t mask)
+static struct json_object *status_json_names(const struct jobset *set, uint32_t mask)
 {
-	int b, n = 0;
+	struct json_object *a = json_object_new_array();
+	int b;
 
-	putchar('[');
 	for (b = 0; b < set->nnames; b++)
-		if (mask & (1u << b)) {
-			printf("%s", n++ ? "," : "");
-			json_string(set->names[b]);
-		}
-	putchar(']');
+		if (mask & (1u << b))
+			jsonout_append(a, jsonout_string(set->names[b]));
+	return a;
 }
 
-static void json_target(bool readable, const struct target_view *v)
+static struct json_object *status_json_target(bool readable, const struct target_view *v)
 {
-	printf("{\"set\":");
-	if (strcmp(v->t.name, JOBSET_LEGACY))
-		json_string(v->t.name);
-	else
-		printf("null");
-	printf(",\"name\":");
-	json_string(v->t.unit);
-	printf(",\"state\":");
-	if (v->unit == UNIT_UNKNOWN)
-		printf("null");
-	else
-		json_string(v->unit_word);
-	printf(",\"active\":%s,\"held\":", v->unit == UNIT_UNKNOWN ? "null" :
-	       v->unit == UNIT_ACTIVE ? "true" : "false");
-	if (readable)
-		printf("%zu", v->held);
-	else
-		printf("null");
-	printf(",\"linger_left\":");
-	json_long(readable ? v->linger_left : -1);
-	printf(",\"linger_timer\":");
-	json_timer(readable, v);
-	putchar('}');
+	struct json_object *o = json_object_new_object();
+
+	jsonout_add(o, "set", strcmp(v->t.name, JOBSET_LEGACY) ? jsonout_string(v->t.name) : NULL);
+	jsonout_add(o, "name", jsonout_string(v->t.unit));
+	jsonout_add(o, "state", v->unit == UNIT_UNKNOWN ? NULL : jsonout_string(v->unit_word));
+	jsonout_add(o, "active", v->unit == UNIT_UNKNOWN ? NULL : jsonout_bool(v->unit == UNIT_ACTIVE));
+	jsonout_add(o, "held", readable ? jsonout_int((long long)v->held) : NULL);
+	jsonout_add(o, "linger_left", status_json_long(readable ? v->linger_left : -1));
+	jsonout_add(o, "linger_timer", status_json_timer(readable, v));
+	return o;
 }
 
 static void print_json(const struct cmd *cmd, const struct report *r)
 {
 	static const struct target_view none = { .linger_left = -1, .unit = UNIT_UNKNOWN };
 	const struct target_view *first = r->ntargets ? &r->targets[0] : &none;
+	struct json_object *o = json_object_new_object(), *st = json_object_new_object(),
+			   *slurm = json_object_new_object(), *a, *h;
 	size_t i;
 	int k;
 
-	printf("{\"version\":1,\"node\":");
-	if (cmd->ask.node || cmd->ask.asked_node[0])
-		json_string(node_name(cmd));
-	else
-		printf("null"); /* not given, and nothing needed asking Slurm */
-	printf(",\"health\":\"%s\",\"state\":{\"path\":", health(r));
-	json_string(cmd->cfg.state);
-	printf(",\"readable\":%s,\"damaged\":%s,\"corrupt_copy\":%s,\"on_tmpfs\":%s,\"linger_left\":",
-	       r->readable ? "true" : "false", r->damaged ? "true" : "false",
-	       r->corrupt ? "true" : "false",
-	       r->tmpfs < 0 ? "null" : r->tmpfs ? "true" : "false");
-	json_long(first->linger_left);
-	printf(",\"linger_timer\":");
-	json_timer(r->readable, first);
+	jsonout_add(o, "version", jsonout_int(1));
+	/* null: not given, and nothing needed asking Slurm */
+	jsonout_add(o, "node", cmd->ask.node || cmd->ask.asked_node[0] ? jsonout_string(node_name(cmd)) : NULL);
+	jsonout_add(o, "health", jsonout_string(health(r)));
+	jsonout_add(st, "path", jsonout_string(cmd->cfg.state));
+	jsonout_add(st, "readable", jsonout_bool(r->readable));
+	jsonout_add(st, "damaged", jsonout_bool(r->damaged));
+	jsonout_add(st, "corrupt_copy", jsonout_bool(r->corrupt));
+	jsonout_add(st, "on_tmpfs", r->tmpfs < 0 ? NULL : jsonout_bool(r->tmpfs));
+	jsonout_add(st, "linger_left", status_json_long(first->linger_left));
+	jsonout_add(st, "linger_timer", status_json_timer(r->readable, first));
 	/* What an unreadable state holds is unknown: null, never 0 or []. */
 	if (r->readable) {
-		printf(",\"count\":%zu,\"jobs\":[", r->set.n);
+		jsonout_add(st, "count", jsonout_int((long long)r->set.n));
+		a = json_object_new_array();
 		for (i = 0; i < r->set.n; i++)
-			printf("%s%u", i ? "," : "", r->set.ids[i]);
-		printf("],\"holds\":[");
+			jsonout_append(a, jsonout_int(r->set.ids[i]));
+		jsonout_add(st, "jobs", a);
+		a = json_object_new_array();
 		for (i = 0; i < r->set.n; i++) {
-			printf("%s{\"id\":%u,\"sets\":", i ? "," : "", r->set.ids[i]);
-			json_names(&r->set, r->set.masks[i]);
-			putchar('}');
+			h = json_object_new_object();
+			jsonout_add(h, "id", jsonout_int(r->set.ids[i]));
+			jsonout_add(h, "sets", status_json_names(&r->set, r->set.masks[i]));
+			jsonout_append(a, h);
 		}
-		printf("]");
+		jsonout_add(st, "holds", a);
 	} else {
-		printf(",\"count\":null,\"jobs\":null,\"holds\":null");
+		jsonout_add(st, "count", NULL);
+		jsonout_add(st, "jobs", NULL);
+		jsonout_add(st, "holds", NULL);
 	}
-	printf("},\"unit\":");
-	json_target(r->readable, first);
-	printf(",\"targets\":[");
-	for (k = 0; k < r->ntargets; k++) {
-		printf("%s", k ? "," : "");
-		json_target(r->readable, &r->targets[k]);
-	}
-	printf("],\"slurm\":{\"asked\":%s,\"answered\":%s,\"error\":",
-	       r->asked ? "true" : "false", r->answered ? "true" : "false");
-	if (r->asked && !r->answered)
-		json_string(r->slurm_why);
-	else
-		printf("null");
-	printf(",\"jobs\":[");
+	jsonout_add(o, "state", st);
+	jsonout_add(o, "unit", status_json_target(r->readable, first));
+	a = json_object_new_array();
+	for (k = 0; k < r->ntargets; k++)
+		jsonout_append(a, status_json_target(r->readable, &r->targets[k]));
+	jsonout_add(o, "targets", a);
+	jsonout_add(slurm, "asked", jsonout_bool(r->asked));
+	jsonout_add(slurm, "answered", jsonout_bool(r->answered));
+	jsonout_add(slurm, "error", r->asked && !r->answered ? jsonout_string(r->slurm_why) : NULL);
+	a = json_object_new_array();
 	for (i = 0; r->answered && i < r->set.n; i++) {
-		printf("%s{\"id\":%u,\"here\":%s,\"state\":", i ? "," : "", r->set.ids[i],
-		       r->ans[i].where == JOB_HERE ? "true" : "false");
-		if (r->ans[i].state[0])
-			json_string(r->ans[i].state);
-		else
-			printf("null");
-		putchar('}');
+		h = json_object_new_object();
+		jsonout_add(h, "id", jsonout_int(r->set.ids[i]));
+		jsonout_add(h, "here", jsonout_bool(r->ans[i].where == JOB_HERE));
+		jsonout_add(h, "state", r->ans[i].state[0] ? jsonout_string(r->ans[i].state) : NULL);
+		jsonout_append(a, h);
 	}
-	printf("]},\"anomalies\":");
-	json_notes(r->anomalies, r->nanom);
-	printf(",\"unknowns\":");
-	json_notes(r->unknowns, r->nunk);
-	printf("}\n");
+	jsonout_add(slurm, "jobs", a);
+	jsonout_add(o, "slurm", slurm);
+	jsonout_add(o, "anomalies", status_json_notes(r->anomalies, r->nanom));
+	jsonout_add(o, "unknowns", status_json_notes(r->unknowns, r->nunk));
+	jsonout_print(stdout, o);
 }
 
 static void print_text(const struct cmd *cmd, const struct report *r)

@@ -12,6 +12,8 @@
 #include "promtext.h"
 #include "spank-ebpf.h"
 
+struct json_object;
+
 #define REPORT_METRIC_PREFIX "ebpf_exporter_spank_"
 
 enum { OP_READ, OP_WRITE, OP_OTHER, OPS };
@@ -43,9 +45,9 @@ void report_runq_total(struct figures *f);
 void report_figures_add(struct figures *sum, const struct figures *f);
 bool report_figures_any(const struct figures *f);
 /* The figures' lines (indented two spaces), and their JSON members
- * ("io":...,"oom":...). */
+ * ("io":...,"oom":...) added to obj (jsonout.h). */
 void report_text_figures(const struct figures *f, int nerr);
-void report_json_figures(const struct figures *f);
+void report_json_figures(struct json_object *obj, const struct figures *f);
 
 /* A figure that says something, in plain words, with the threshold it
  * crossed. */

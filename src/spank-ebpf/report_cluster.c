@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "jsonout.h"
 #include "promapi.h"
 #include "promtext.h"
 #include "report.h"
@@ -182,39 +183,43 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 static void cluster_json(const struct job_range *r, unsigned long job, const struct cluster *c,
 			 const struct figures *all, const struct cluster_source *src)
 {
-	char s[6 * sizeof(r->nodes)];
+	struct json_object *o = json_object_new_object(), *t = json_object_new_object(),
+			   *hints = json_object_new_array(), *nodes = json_object_new_array(), *m;
 	struct report_hint h[REPORT_HINTS_MAX];
 	size_t i;
 	int k, nh;
 
-	printf("{\"job\":%lu,\"user\":\"%s\",", job, text_json_string(r->user, s, sizeof(s)));
-	printf("\"state\":\"%s\",", text_json_string(r->state, s, sizeof(s)));
-	printf("\"nodes\":\"%s\",\"start\":%lld,\"end\":", text_json_string(r->nodes, s, sizeof(s)),
-	       r->start);
-	if (r->end)
-		printf("%lld", r->end);
-	else
-		printf("null");
+	jsonout_add(o, "job", jsonout_int((long long)job));
+	jsonout_add(o, "user", jsonout_string(r->user));
+	jsonout_add(o, "state", jsonout_string(r->state));
+	jsonout_add(o, "nodes", jsonout_string(r->nodes));
+	jsonout_add(o, "start", jsonout_int(r->start));
+	jsonout_add(o, "end", r->end ? jsonout_int(r->end) : NULL);
+	jsonout_add(o, "source", jsonout_string(src->summary ? "summary" : "prometheus"));
 	if (src->summary)
-		printf(",\"source\":\"summary\",\"summary_at\":%lld,\"nodes_with_series\":%zu", src->h->at,
-		       src->h->nodes);
-	else
-		printf(",\"source\":\"prometheus\",\"nodes_with_series\":%zu", c->n);
-	printf(",\"total\":{");
-	report_json_figures(all);
-	printf("},\"hints\":[");
+		jsonout_add(o, "summary_at", jsonout_int(src->h->at));
+	jsonout_add(o, "nodes_with_series", jsonout_int(src->summary ? (long long)src->h->nodes :
+							 (long long)c->n));
+	report_json_figures(t, all);
+	jsonout_add(o, "total", t);
 	nh = report_hints(all, h, REPORT_HINTS_MAX);
-	for (k = 0; k < nh; k++)
-		printf("%s{\"key\":\"%s\",\"text\":\"%s\"}", k ? "," : "", h[k].key,
-		       text_json_string(h[k].text, s, sizeof(s)));
-	printf("],\"per_node\":[");
-	for (i = 0; i < c->n; i++) {
-		printf("%s{\"node\":\"%s\",", i ? "," : "", text_json_string(c->node[i].name, s, sizeof(s)));
-		printf("\"sets\":\"%s\",", text_json_string(c->node[i].sets, s, sizeof(s)));
-		report_json_figures(&c->node[i].f);
-		printf("}");
+	for (k = 0; k < nh; k++) {
+		m = json_object_new_object();
+		jsonout_add(m, "key", jsonout_string(h[k].key));
+		jsonout_add(m, "text", jsonout_string(h[k].text));
+		jsonout_append(hints, m);
 	}
-	printf("],\"errors\":[]}\n");
+	jsonout_add(o, "hints", hints);
+	for (i = 0; i < c->n; i++) {
+		m = json_object_new_object();
+		jsonout_add(m, "node", jsonout_string(c->node[i].name));
+		jsonout_add(m, "sets", jsonout_string(c->node[i].sets));
+		report_json_figures(m, &c->node[i].f);
+		jsonout_append(nodes, m);
+	}
+	jsonout_add(o, "per_node", nodes);
+	jsonout_add(o, "errors", json_object_new_array());
+	jsonout_print(stdout, o);
 }
 
 int report_cluster_collect(const struct config *cfg, unsigned long job, long long start, long long end,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
 #include "promtext.h"
 #include "report.h"
 
@@ -254,65 +255,71 @@ void report_text_figures(const struct figures *f, int nerr)
 		       nerr ? " (some could not be read: above)" : " yet");
 }
 
-static void report_json_hist(const char *key, const struct prom_hist *h)
+/* {"count":...,"p50_seconds":...,"p99_seconds":...}: null quantiles
+ * without a request. */
+static struct json_object *report_json_hist(const struct prom_hist *h)
 {
 	double p50 = prom_hist_quantile(h, 0.5), p99 = prom_hist_quantile(h, 0.99);
+	struct json_object *o = json_object_new_object();
 
-	printf("\"%s\":{\"count\":%.0f,", key, report_count(h));
-	if (p50 < 0)
-		printf("\"p50_seconds\":null,\"p99_seconds\":null}");
-	else
-		printf("\"p50_seconds\":%.9g,\"p99_seconds\":%.9g}", p50, p99);
+	jsonout_add(o, "count", jsonout_double(report_count(h), 0));
+	jsonout_add(o, "p50_seconds", p50 < 0 ? NULL : jsonout_double_g(p50, 9));
+	jsonout_add(o, "p99_seconds", p50 < 0 ? NULL : jsonout_double_g(p99, 9));
+	return o;
 }
 
-void report_json_figures(const struct figures *f)
+void report_json_figures(struct json_object *obj, const struct figures *f)
 {
+	struct json_object *o = NULL, *m;
 	int op;
 
-	printf("\"io\":");
 	if (f->io) {
-		printf("{");
+		o = json_object_new_object();
 		for (op = 0; op < OPS; op++) {
-			printf("%s\"%s\":{\"bytes\":%.0f,", op ? "," : "", op_names[op], f->io_bytes[op]);
-			report_json_hist("latency", &f->io_lat[op]);
-			printf("}");
+			m = json_object_new_object();
+			jsonout_add(m, "bytes", jsonout_double(f->io_bytes[op], 0));
+			jsonout_add(m, "latency", report_json_hist(&f->io_lat[op]));
+			jsonout_add(o, op_names[op], m);
 		}
-		printf("}");
-	} else {
-		printf("null");
 	}
-	printf(",\"cpu\":");
+	jsonout_add(obj, "io", o);
+	o = NULL;
 	if (f->cpu) {
-		printf("{\"wait_seconds\":%.6f,\"waits\":%.0f,\"pressure_seconds\":%.6f,", f->wait_us / 1e6,
-		       f->waits, f->pressure_us / 1e6);
-		if (f->elapsed > 0)
-			printf("\"elapsed_seconds\":%lld,\"waiting_share\":%.4f}", f->elapsed,
-			       f->pressure_us / 1e6 / report_cpu_time(f));
-		else
-			printf("\"elapsed_seconds\":null,\"waiting_share\":null}");
-	} else {
-		printf("null");
+		o = json_object_new_object();
+		jsonout_add(o, "wait_seconds", jsonout_double(f->wait_us / 1e6, 6));
+		jsonout_add(o, "waits", jsonout_double(f->waits, 0));
+		jsonout_add(o, "pressure_seconds", jsonout_double(f->pressure_us / 1e6, 6));
+		jsonout_add(o, "elapsed_seconds", f->elapsed > 0 ? jsonout_int(f->elapsed) : NULL);
+		jsonout_add(o, "waiting_share", f->elapsed > 0 ?
+			    jsonout_double(f->pressure_us / 1e6 / report_cpu_time(f), 4) : NULL);
 	}
-	printf(",\"sched\":");
+	jsonout_add(obj, "cpu", o);
+	o = NULL;
 	if (f->sched) {
-		printf("{");
-		report_json_hist("runq_latency", &f->runq);
-		printf(",\"behind_seconds\":{");
+		o = json_object_new_object();
+		jsonout_add(o, "runq_latency", report_json_hist(&f->runq));
+		m = json_object_new_object();
 		for (op = 0; op < BEHINDS; op++)
-			printf("%s\"%s\":%.6f", op ? "," : "", behind_labels[op], f->runq_sum[op]);
-		printf("}}");
-	} else {
-		printf("null");
+			jsonout_add(m, behind_labels[op], jsonout_double(f->runq_sum[op], 6));
+		jsonout_add(o, "behind_seconds", m);
 	}
-	if (f->net)
-		printf(",\"net\":{\"retransmits\":%.0f,\"connections\":{\"connect\":%.0f,\"accept\":%.0f}}",
-		       f->retransmits, f->connects, f->accepts);
-	else
-		printf(",\"net\":null");
-	if (f->oom)
-		printf(",\"oom\":{\"kills\":%.0f}", f->oom_kills);
-	else
-		printf(",\"oom\":null");
+	jsonout_add(obj, "sched", o);
+	o = NULL;
+	if (f->net) {
+		o = json_object_new_object();
+		jsonout_add(o, "retransmits", jsonout_double(f->retransmits, 0));
+		m = json_object_new_object();
+		jsonout_add(m, "connect", jsonout_double(f->connects, 0));
+		jsonout_add(m, "accept", jsonout_double(f->accepts, 0));
+		jsonout_add(o, "connections", m);
+	}
+	jsonout_add(obj, "net", o);
+	o = NULL;
+	if (f->oom) {
+		o = json_object_new_object();
+		jsonout_add(o, "kills", jsonout_double(f->oom_kills, 0));
+	}
+	jsonout_add(obj, "oom", o);
 }
 
 bool report_figures_any(const struct figures *f)

@@ -1,5 +1,5 @@
-/* text_printable and text_json_string: what an exporter or NSS hands the
- * report leaves it with no escape sequence and no unvalidated byte. One
+/* text_printable: what an exporter or NSS hands the report leaves it
+ * with no escape sequence and no unvalidated byte (JSON: test_jsonout). One
  * function per case. */
 #include <string.h>
 
@@ -40,34 +40,9 @@ static void test_printable_cut(void)
 	ok(!strcmp(out, ""), "printable: NULL is empty");
 }
 
-static void test_json(void)
-{
-	char out[128];
-
-	text_json_string(hostile, out, sizeof(out));
-	ok(all_ascii_printable(out), "json: ASCII only");
-	ok(!strcmp(out, "\\u001b]0;PWNED\\u0007\\u001b[2J\\u00ff\\u00fe\\\"\\\\ok"),
-	   "json: control bytes and bytes >= 0x80 as \\u00XX, quote and backslash escaped (got %s)",
-	   out);
-	text_json_string("\x7f", out, sizeof(out));
-	ok(!strcmp(out, "\\u007f"), "json: DEL escaped (got %s)", out);
-}
-
-static void test_json_cut(void)
-{
-	char out[9];
-
-	text_json_string("ab\xff", out, sizeof(out));
-	ok(!strcmp(out, "ab\\u00ff"), "json: an escape that fits exactly (got %s)", out);
-	text_json_string("abc\xff", out, sizeof(out));
-	ok(!strcmp(out, "abc"), "json: one that does not fit is left out whole (got %s)", out);
-}
-
 int main(void)
 {
 	test_printable();
 	test_printable_cut();
-	test_json();
-	test_json_cut();
 	return tap_done();
 }
