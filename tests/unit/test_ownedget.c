@@ -64,11 +64,11 @@ static void unit_is(const char *root, pid_t pid)
 	}
 }
 
-/* The stand-in exporter: one answer on a. With handover, the listening
+/* The stand-in exporter: one answer on lfd. With handover, the listening
  * socket is closed once the request is in, the other process told (a
  * byte on to_other) to take the port, and the answer sent once it has
  * (a byte on from_other). */
-static void exporter(const struct listen_addr *a, int lfd, bool handover, int to_other, int from_other)
+static void exporter(int lfd, bool handover, int to_other, int from_other)
 {
 	static const char answer[] = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n" BODY;
 	char req[1024], c = 'x';
@@ -76,7 +76,6 @@ static void exporter(const struct listen_addr *a, int lfd, bool handover, int to
 	int s = accept(lfd, NULL, NULL);
 	ssize_t n;
 
-	(void)a;
 	if (s < 0)
 		_exit(1);
 	while (len < sizeof(req) - 1 && (n = read(s, req + len, sizeof(req) - 1 - len)) > 0) {
@@ -132,7 +131,7 @@ static char *one_read(const char *root, bool handover, char *err, size_t errlen,
 	}
 	e = fork();
 	if (e == 0)
-		exporter(&a, lfd, handover, p1[1], p2[0]);
+		exporter(lfd, handover, p1[1], p2[0]);
 	close(lfd);
 	o = fork();
 	if (o == 0)
