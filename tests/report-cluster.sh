@@ -41,6 +41,11 @@ case " \$* " in
 *" --jobs=10 "*) echo "10|4001|alice|1000|1300|COMPLETED|n[0001-1000]" ;;
 *" --jobs=11 "*) echo "11|4001|alice|1000|1001|COMPLETED|n1" ;;
 *" --jobs=12 "*) echo "12|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=17 "*) echo "17|4001|alice|1000|1300|COMPLETED|n[1-4000]" ;;
+*" --jobs=18 "*) echo "18|4001|alice|1000|1300|COMPLETED|n[1-4000]" ;;
+*" --jobs=14 "*) echo "14|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=15 "*) echo "15|4001|alice|1000|1300|COMPLETED|n[1-2" ;;
+*" --jobs=16 "*) echo "16|4001|alice|1000|1300|COMPLETED|n1" ;;
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
@@ -121,6 +126,24 @@ S10 = {
     "ebpf_exporter_spank_io_bytes_total": [
         ({"instance": "n%04d:941" % i, "operation": "read"}, 409600) for i in range(1, 1001)],
 }
+# Job 14: job 5's series, and those of another cluster's job 14 (one
+# Prometheus for both, job IDs colliding) on a node job 14 never ran on.
+S14 = {k: list(v) for k, v in S.items()}
+S14["ebpf_exporter_spank_io_bytes_total"].append(({"instance": "otherclusternode7:941", "operation": "read"}, 5e9))
+S14["spank_ebpf_job_info"].append(({"instance": "otherclusternode7:9100", "sets": "io"}, 1))
+# Job 16: scraped by the node's full name.
+S16 = {"ebpf_exporter_spank_io_bytes_total": [({"instance": "n1.cluster.example:941", "operation": "read"}, 100)]}
+# Job 17: answers of 50,000 samples (the most an answer may have) naming
+# 4,200 instances, to two queries (the job ran on n[1-4000]: 200 of them
+# are outside it). Job 18: 175,727 samples, just under the 8 MiB an
+# answer may have, refused for its number of values.
+BIG = {}
+def big(n):
+    if n not in BIG:
+        res = [{"metric": {"instance": "n%d" % (i % 4200 + 1)}, "value": [1, "1"]} for i in range(n)]
+        BIG[n] = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}},
+                            separators=(",", ":")).encode()
+    return BIG[n]
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -132,6 +155,8 @@ class H(http.server.BaseHTTPRequestHandler):
             f.write("%s time=%s query=%s\n" % (u.path, q.get("time", ["-"])[0], q.get("query", ["-"])[0]))
         with open(d + "/prom.clock", "a") as f:
             f.write("%.3f\n" % time.time())
+        if "slow" in mode:
+            time.sleep(1.5)
         if mode == "error":
             body = json.dumps({"status": "error", "errorType": "bad_data",
                                "error": "parse error \x1b]0;PWNED\x07 at char 3"}).encode()
@@ -148,10 +173,12 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "14", "16") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10}[m.group(2)].get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "14": S14, "16": S16}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
+            if m and m.group(2) in ("17", "18") and m.group(1) in ("ebpf_exporter_spank_net_tcp_retransmits_total", "spank_ebpf_job_info"):
+                body = big(50000 if m.group(2) == "17" else 175727)
             code = 200
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
@@ -413,6 +440,65 @@ clock=$(head -n 1 "$d/prom.clock")
 ok_if "... at the present to the millisecond (asked for $asked at $clock by Prometheus' clock)" \
 	python3 -c 'import sys; sys.exit(0 if abs(float(sys.argv[1]) - float(sys.argv[2])) < 0.3 else 1)' "${asked:-0}" "${clock:-9}"
 echo ok >"$d/mode"
+
+# --- the job's nodes only, in bounded time ------------------------------------
+# One Prometheus for several clusters, job IDs colliding: job 14 ran on
+# n[1-2]; another cluster's job 14 has a series of 5e9 bytes on
+# otherclusternode7. Slurm's node list of the job decides.
+run report --cluster --squeue "$d/slurm/squeue" 14
+is "report --cluster 14: exit 0, another cluster's node left out, said on stderr" "$rc $err" \
+	"0 spank-ebpf: report: series of 1 node outside job 14's nodes left out: otherclusternode7"
+is "... the figures of job 14's own nodes alone (those of job 5)" "$(printf '%s\n' "$out" | sed 1d)" \
+	"$(printf '%s\n' "$from_prom5" | sed 1d)"
+run report --cluster --json --squeue "$d/slurm/squeue" 14
+is "report --cluster --json 14: the bytes of n1 and n2, those nodes alone, the node left out in errors" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["total"]["io"]["read"]["bytes"], d["nodes_with_series"], [n["node"] for n in d["per_node"]], d["errors"])' 2>&1)" \
+	"819200 2 ['n1', 'n2'] [\"series of 1 node outside job 14's nodes left out: otherclusternode7\"]"
+run summary --print --squeue "$d/slurm/squeue" 14
+like "summary 14 (EpilogSlurmctld's): 2 nodes, the other cluster's left out, said" \
+	"$rc $(printf '%s' "$out" | summary_head) $err" \
+	"^0 v1 job=14 at=[0-9]+ elapsed=300 nodes=2 kept=2 info: spank_ebpf: summary job 14: series of 1 node outside job 14's nodes left out: otherclusternode7\$"
+run report --cluster --squeue "$d/slurm/squeue" 16
+is "a node's series scraped by its full name (n1.cluster.example) are the node's (n1)" \
+	"$rc|$err|$(printf '%s\n' "$out" | sed -n 4p)" "0|| node n1:"
+: >"$d/prom.log"
+run report --cluster --squeue "$d/slurm/squeue" 15
+is "a node list that does not read (n[1-2): exit 2, said, Prometheus not asked" "$rc $(printf '%s\n' "$err" | head -n 1) $(queries)" \
+	"2 spank-ebpf: report: Slurm's node list of job 15, \"n[1-2\", cannot be read (a '[' without its ']'): its series could not be told from those of other nodes 0"
+
+# Answers of 50,000 samples naming 4,200 instances, to two of the 11
+# queries: read well within timeout= (10 s here; a node looked up in a
+# list of 4096 for each sample took 9 s an 8 MiB answer). 8 MiB of
+# 175,727 samples is refused for its size in values, in bounded time.
+printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=http://127.0.0.1:%s/ timeout=%s\n' "$port" 10 >"$d/t10.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=http://127.0.0.1:%s/ timeout=%s\n' "$port" 4 >"$d/t4.conf"
+run_timed() { # run_timed CONF ARGS...: run's out, err, rc, and ms, its wall time
+	local c=$1 t0
+	shift
+	t0=$(date +%s%N)
+	out=$(env -i PATH=/usr/bin:/bin "$cmd" -c "$c" "$@" 2>"$d/err") && rc=0 || rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	err=$(cat "$d/err")
+}
+run_timed "$d/t10.conf" report --cluster --squeue "$d/slurm/squeue" 17
+is "2 answers of 50,000 samples, 4,200 instances: exit 0, job 17's 4000 nodes" \
+	"$rc $(printf '%s\n' "$out" | sed -n 2p)" "0  whole job (4000 nodes with series):"
+ok_if "... under timeout=10 ($ms ms)" test "$ms" -lt 10000
+like "... the 200 others left out, named (the first), counted" "$err" \
+	"^spank-ebpf: report: series of 200 nodes outside job 17's nodes left out: n4001, n4002, n4003, n4004, n4005 and 195 more\$"
+run_timed "$d/t10.conf" report --cluster --squeue "$d/slurm/squeue" 18
+like "an answer of 175,727 samples in 8 MiB: refused, said, exit 2 (no summary either)" "$rc $err" \
+	"^2 spank-ebpf: report: Prometheus cannot be read: JSON: more than [0-9]+ values, [0-9]+ objects or [0-9]+ arrays"
+ok_if "... under timeout=10 ($ms ms)" test "$ms" -lt 10000
+
+# A Prometheus answering each query in 1.5 s: 11 queries would take 16.5
+# s, each within timeout=4. The report's whole time is timeout=.
+echo "ok slow" >"$d/mode"
+run_timed "$d/t4.conf" report --cluster --squeue "$d/slurm/squeue" 14
+echo ok >"$d/mode"
+like "Prometheus slow, timeout=4: the report stops, exit 2, says why (job 14 has no summary)" "$rc $err" \
+	"^2 spank-ebpf: report: Prometheus cannot be read: the report's time ran out \\(timeout=4 s on the plugin's line\\) after [0-9]+ of 11 queries"
+ok_if "... within timeout + 2 s ($ms ms)" test "$ms" -lt 6000
 
 # --- what it refuses to tell -------------------------------------------------
 : >"$d/prom.log"

@@ -14,7 +14,7 @@
 
 #include "clock.h"
 #include "conffile.h"
-#include "httpget.h"
+#include "ownedget.h"
 #include "jobinfo.h"
 #include "jsonout.h"
 #include "promtext.h"
@@ -83,25 +83,14 @@ const struct option_spec report_options[] = {
 };
 
 /* Set i's /metrics, only if its address is held by its own unit's
- * processes before and after the answer: anyone else's server there
- * (a user's, once the unit stopped) would have its numbers shown as the
- * job's. NULL with err saying why otherwise. */
+ * processes before and after the answer (ownedget.h). */
 static char *report_owned_get(const struct config *cfg, const struct sets *sets, int i,
 			      unsigned int timeout_ms, char *err, size_t errlen)
 {
 	char unit[CONFIG_UNIT_MAX];
-	char *body;
 
 	sets_unit(sets, sets->set[i].name, unit, sizeof(unit));
-	/* Nothing listening: the connection's own error says so. */
-	if (unit_holds_address(cfg, unit, &sets->set[i].addr, err, errlen) == 0)
-		return NULL;
-	body = http_get_metrics(&sets->set[i].addr, timeout_ms, REPORT_BODY_MAX, err, errlen);
-	if (body && unit_holds_address(cfg, unit, &sets->set[i].addr, err, errlen) != 1) {
-		free(body);
-		return NULL;
-	}
-	return body;
+	return owned_get_metrics(cfg, unit, &sets->set[i].addr, timeout_ms, REPORT_BODY_MAX, err, errlen);
 }
 
 /* A line with prometheus= and no sets=: a node where no set runs. */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "jobhook.h"
 #include "log.h"
 #include "promapi.h"
@@ -94,10 +95,13 @@ static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *t
 	if (!r.end)
 		r.end = (long long)time(NULL);
 	summary_wait_scrape(&cmd->cfg, job, r.end, wait_s);
-	if (report_cluster_collect(&cmd->cfg, job, r.start, r.end, &c, &all) < 0) {
-		log_msg(LOG_ERROR, "no summary: Prometheus cannot be read: %s", c.failed);
+	if (report_cluster_collect(&cmd->cfg, job, &r, clock_us() + cmd->cfg.timeout * 1000000LL, &c,
+				   &all) < 0) {
+		log_msg(LOG_ERROR, "no summary: %s", c.failed);
 		return -1;
 	}
+	if (c.left_out[0])
+		log_msg(LOG_INFO, "%s", c.left_out);
 	h->job = job;
 	h->at = (long long)time(NULL);
 	h->elapsed = all.elapsed;

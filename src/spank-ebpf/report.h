@@ -72,6 +72,7 @@ struct cluster {
 	size_t n;
 	struct cluster_node *node;
 	char failed[700]; /* why Prometheus could not be read; "" when it was */
+	char left_out[800]; /* series of nodes outside the job, in words; "" none */
 };
 
 /* report JOBID from Prometheus, for every node the job ran on
@@ -79,11 +80,12 @@ struct cluster {
  * from the job's stored summary when Prometheus has nothing of it, or
  * with from_summary. */
 int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summary);
-/* The job's figures from Prometheus over [start, end] (end 0: running):
- * per node into c (sorted by name; free c->node), the whole job into
- * all. 0, or -1 (c->failed says why). */
-int report_cluster_collect(const struct config *cfg, unsigned long job, long long start, long long end,
-			   struct cluster *c, struct figures *all);
+/* The job's figures from Prometheus over r's start and end (0: running),
+ * from r's nodes alone (c->left_out names the others), by deadline
+ * (clock_us()): per node into c (sorted by name; free c->node), the
+ * whole job into all. 0, or -1 (c->failed says why, in full). */
+int report_cluster_collect(const struct config *cfg, unsigned long job, const struct job_range *r,
+			   long long deadline, struct cluster *c, struct figures *all);
 
 /* The job summary kept in Slurm's accounting (report_summary.c): a token
  * "SE1:" + base32 of a compact text, stored by `spank-ebpf summary` at

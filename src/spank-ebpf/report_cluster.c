@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
+#include "hostlist.h"
 #include "jsonout.h"
 #include "promapi.h"
 #include "promtext.h"
@@ -36,13 +38,85 @@ static const char *const cluster_metrics[] = {
 	"net_tcp_retransmits_total", "net_tcp_connections_total", "oom_kills_total",
 };
 
-/* The node of a sample: its instance label without the port ("n1:941",
- * "[fe80::1]:941"), made printable. NULL when there are too many. */
-static struct cluster_node *cluster_node_of(struct cluster *c, const char *labels)
+/* What a report's reading keeps beside the figures: the job's nodes
+ * (Slurm's list, expanded and sorted) with each one's place in c->node
+ * once a series of it came, the nodes of series outside the job, and the
+ * report's deadline. */
+struct cluster_read {
+	unsigned long job;
+	struct hostlist nodes;
+	long *slot;      /* per job node: its index in c->node, -1 before */
+	size_t cap;      /* c->node's room */
+	struct hostlist outside; /* sorted, at most CLUSTER_NODES_MAX */
+	size_t outside_more;     /* beyond those: series of more nodes */
+	long long deadline;      /* clock_us() */
+	unsigned int timeout;    /* timeout=, for the words */
+	int asked;               /* queries answered */
+};
+
+/* A node outside the job, once in r->outside (sorted: a bisection finds
+ * its place). */
+static void cluster_outside_add(struct cluster_read *r, const char *host)
 {
-	char inst[256], host[CLUSTER_NODE_MAX], shown[4 * CLUSTER_NODE_MAX];
+	char shown[4 * CLUSTER_NODE_MAX];
+	size_t lo = 0, hi = r->outside.n;
+
+	text_printable(host, shown, sizeof(shown));
+	shown[CLUSTER_NODE_MAX - 1] = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = strcmp(r->outside.name[mid], shown);
+
+		if (cmp == 0)
+			return;
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (r->outside.n == CLUSTER_NODES_MAX) {
+		r->outside_more = 1;
+		return;
+	}
+	if (r->outside.n % 256 == 0) {
+		void *more = realloc(r->outside.name, (r->outside.n + 256) * sizeof(*r->outside.name));
+
+		if (!more) {
+			r->outside_more = 1;
+			return;
+		}
+		r->outside.name = more;
+	}
+	memmove(r->outside.name[lo + 1], r->outside.name[lo], (r->outside.n - lo) * sizeof(*r->outside.name));
+	snprintf(r->outside.name[lo], sizeof(*r->outside.name), "%.*s", (int)sizeof(*r->outside.name) - 1, shown);
+	r->outside.n++;
+}
+
+/* The job node named host or, for a host name with a domain
+ * ("n1.example.org"), by its first label: its index, or -1. */
+static long cluster_job_node(const struct cluster_read *r, char *host)
+{
+	long k = hostlist_find(&r->nodes, host);
+	char *dot = strchr(host, '.');
+
+	/* Not an IPv4 address's first number, nor an IPv6 address. */
+	if (k < 0 && dot && dot > host && strspn(host, "0123456789") != (size_t)(dot - host) &&
+	    host[0] != '[') {
+		*dot = 0;
+		k = hostlist_find(&r->nodes, host);
+		*dot = '.';
+	}
+	return k;
+}
+
+/* The node of a sample: its instance label without the port ("n1:941",
+ * "[fe80::1]:941"), one of the job's nodes (a bisection in their sorted
+ * names); NULL for another node (kept in r->outside) or out of memory. */
+static struct cluster_node *cluster_node_of(struct cluster *c, struct cluster_read *r, const char *labels)
+{
+	char inst[256], host[CLUSTER_NODE_MAX];
 	char *colon;
-	size_t i;
+	long k;
 
 	if (!prom_label(labels, "instance", inst, sizeof(inst)))
 		snprintf(inst, sizeof(inst), "(no instance label)");
@@ -50,22 +124,26 @@ static struct cluster_node *cluster_node_of(struct cluster *c, const char *label
 	if (colon && !strchr(colon, ']'))
 		*colon = 0;
 	snprintf(host, sizeof(host), "%.*s", (int)sizeof(host) - 1, inst);
-	text_printable(host, shown, sizeof(shown));
-	snprintf(host, sizeof(host), "%.*s", (int)sizeof(host) - 1, shown);
-	for (i = 0; i < c->n; i++)
-		if (!strcmp(c->node[i].name, host))
-			return &c->node[i];
-	if (c->n == CLUSTER_NODES_MAX)
+	k = cluster_job_node(r, host);
+	if (k < 0) {
+		cluster_outside_add(r, host);
 		return NULL;
-	if (c->n % 64 == 0) {
-		struct cluster_node *more = realloc(c->node, (c->n + 64) * sizeof(*more));
+	}
+	if (r->slot[k] >= 0)
+		return &c->node[r->slot[k]];
+	if (c->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct cluster_node *more = realloc(c->node, cap * sizeof(*more));
 
 		if (!more)
 			return NULL;
 		c->node = more;
+		r->cap = cap;
 	}
 	memset(&c->node[c->n], 0, sizeof(c->node[0]));
-	snprintf(c->node[c->n].name, sizeof(c->node[0].name), "%s", host);
+	/* Slurm's name: printable already (hostlist_expand takes no other). */
+	snprintf(c->node[c->n].name, sizeof(c->node[0].name), "%s", r->nodes.name[k]);
+	r->slot[k] = (long)c->n;
 	return &c->node[c->n++];
 }
 
@@ -74,12 +152,59 @@ static int cluster_by_name(const void *a, const void *b)
 	return strcmp(((const struct cluster_node *)a)->name, ((const struct cluster_node *)b)->name);
 }
 
+#define CLUSTER_QUERIES (sizeof(cluster_metrics) / sizeof(cluster_metrics[0]) + 1)
+
+/* One query within the report's deadline: timeout= or what is left of
+ * it, whichever is less. -1 with c->failed when it fails or the time is
+ * out. */
+static int cluster_query(struct cluster *c, struct cluster_read *r, struct promapi *p, const char *q,
+			 double at, struct promapi_vector *v)
+{
+	long long left = r->deadline - clock_us();
+	char err[600];
+
+	v->n = 0;
+	v->s = NULL;
+	if (left < 500000) {
+		snprintf(c->failed, sizeof(c->failed),
+			 "Prometheus cannot be read: the report's time ran out (timeout=%u s on the plugin's line) after %d of %zu queries",
+			 r->timeout, r->asked, CLUSTER_QUERIES);
+		return -1;
+	}
+	p->timeout = left / 1000000 < (long long)r->timeout ? (unsigned int)(left / 1000000) : r->timeout;
+	if (p->timeout == 0)
+		p->timeout = 1;
+	if (promapi_query(p, q, at, v, err, sizeof(err)) < 0) {
+		if (clock_us() + 500000 >= r->deadline)
+			snprintf(c->failed, sizeof(c->failed),
+				 "Prometheus cannot be read: the report's time ran out (timeout=%u s on the plugin's line) after %d of %zu queries (the next: %.400s)",
+				 r->timeout, r->asked, CLUSTER_QUERIES, err);
+		else
+			snprintf(c->failed, sizeof(c->failed), "Prometheus cannot be read: %s", err);
+		return -1;
+	}
+	r->asked++;
+	return 0;
+}
+
+/* Past the deadline while reading an answer's samples (checked every
+ * 4096 of them): c->failed says so. */
+static bool cluster_late(struct cluster *c, const struct cluster_read *r, size_t i)
+{
+	if (i % 4096 || clock_us() < r->deadline)
+		return false;
+	snprintf(c->failed, sizeof(c->failed),
+		 "Prometheus cannot be read: the report's time ran out (timeout=%u s on the plugin's line) reading the answer to query %d of %zu",
+		 r->timeout, r->asked, CLUSTER_QUERIES);
+	return true;
+}
+
 /* Each metric's samples into their nodes' figures. The first query that
  * fails ends it: the next ones would fail alike, each after its time. */
-static int cluster_read(struct cluster *c, struct promapi *p, unsigned long job,
-			 long long range, double at)
+static int cluster_read(struct cluster *c, struct cluster_read *r, struct promapi *p, long long range,
+			double at)
 {
-	char q[512], name[128], err[600];
+	char q[512], name[128];
 	struct promapi_vector v;
 	size_t m, i;
 
@@ -87,15 +212,18 @@ static int cluster_read(struct cluster *c, struct promapi *p, unsigned long job,
 		snprintf(name, sizeof(name), REPORT_METRIC_PREFIX "%s", cluster_metrics[m]);
 		snprintf(q, sizeof(q),
 			 "sum by (instance, operation, le, behind, direction) (max_over_time(%s{jobid=\"%lu\"}[%llds]))",
-			 name, job, range);
-		if (promapi_query(p, q, at, &v, err, sizeof(err)) < 0) {
-			snprintf(c->failed, sizeof(c->failed), "%s", err);
+			 name, r->job, range);
+		if (cluster_query(c, r, p, q, at, &v) < 0)
 			return -1;
-		}
 		for (i = 0; i < v.n; i++) {
-			struct cluster_node *n = cluster_node_of(c, v.s[i].labels);
+			struct cluster_node *n;
 			struct prom_sample s = { name, v.s[i].labels, v.s[i].value };
 
+			if (cluster_late(c, r, i)) {
+				promapi_vector_free(&v);
+				return -1;
+			}
+			n = cluster_node_of(c, r, v.s[i].labels);
 			if (n)
 				report_take(&n->f, &s);
 		}
@@ -104,20 +232,42 @@ static int cluster_read(struct cluster *c, struct promapi *p, unsigned long job,
 	/* The sets each node ran it with: spank_ebpf_job_info, from the
 	 * node's textfile (another instance of the same host). */
 	snprintf(q, sizeof(q), "max by (instance, sets) (max_over_time(spank_ebpf_job_info{jobid=\"%lu\"}[%llds]))",
-		 job, range);
-	if (promapi_query(p, q, at, &v, err, sizeof(err)) < 0) {
-		snprintf(c->failed, sizeof(c->failed), "%s", err);
+		 r->job, range);
+	if (cluster_query(c, r, p, q, at, &v) < 0)
 		return -1;
-	}
 	for (i = 0; i < v.n; i++) {
-		struct cluster_node *n = cluster_node_of(c, v.s[i].labels);
+		struct cluster_node *n;
 		char sets[sizeof(n->sets)];
 
+		if (cluster_late(c, r, i)) {
+			promapi_vector_free(&v);
+			return -1;
+		}
+		n = cluster_node_of(c, r, v.s[i].labels);
 		if (n && prom_label(v.s[i].labels, "sets", sets, sizeof(sets)))
 			text_printable(sets, n->sets, sizeof(n->sets));
 	}
 	promapi_vector_free(&v);
 	return 0;
+}
+
+/* The nodes left out, in words for the report's errors: "series of 1
+ * node outside job 5's nodes left out: otherclusternode7". */
+static void cluster_left_out(struct cluster *c, const struct cluster_read *r)
+{
+	size_t i, len, shown = r->outside.n < 5 ? r->outside.n : 5;
+
+	if (!r->outside.n)
+		return;
+	len = (size_t)snprintf(c->left_out, sizeof(c->left_out), "series of %s%zu node%s outside job %lu's nodes left out: ",
+			       r->outside_more ? "more than " : "", r->outside.n,
+			       r->outside.n == 1 && !r->outside_more ? "" : "s", r->job);
+	for (i = 0; i < shown && len < sizeof(c->left_out); i++)
+		len += (size_t)snprintf(c->left_out + len, sizeof(c->left_out) - len, "%s%s", i ? ", " : "",
+					r->outside.name[i]);
+	if (r->outside.n > shown && len < sizeof(c->left_out))
+		snprintf(c->left_out + len, sizeof(c->left_out) - len, " and %s%zu more",
+			 r->outside_more ? "over " : "", r->outside.n - shown);
 }
 
 static void cluster_time(long long t, char *buf, size_t len)
@@ -181,7 +331,7 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 }
 
 static void cluster_json(const struct job_range *r, unsigned long job, const struct cluster *c,
-			 const struct figures *all, const struct cluster_source *src)
+			 const struct figures *all, const struct cluster_source *src, const char *left_out)
 {
 	struct json_object *o = json_object_new_object(), *t = json_object_new_object(),
 			   *hints = json_object_new_array(), *nodes = json_object_new_array(), *m;
@@ -218,37 +368,57 @@ static void cluster_json(const struct job_range *r, unsigned long job, const str
 		jsonout_append(nodes, m);
 	}
 	jsonout_add(o, "per_node", nodes);
-	jsonout_add(o, "errors", json_object_new_array());
+	m = json_object_new_array();
+	if (left_out[0])
+		jsonout_append(m, jsonout_string(left_out));
+	jsonout_add(o, "errors", m);
 	jsonout_print(stdout, o);
 }
 
-int report_cluster_collect(const struct config *cfg, unsigned long job, long long start, long long end,
-			   struct cluster *c, struct figures *all)
+int report_cluster_collect(const struct config *cfg, unsigned long job, const struct job_range *jr,
+			   long long deadline, struct cluster *c, struct figures *all)
 {
 	struct promapi p = { 0 };
+	struct cluster_read r = { .job = job, .deadline = deadline, .timeout = cfg->timeout };
 	double wall = promapi_now();
-	long long now = (long long)wall, stop = end ? end : now, range;
+	long long now = (long long)wall, stop = jr->end ? jr->end : now, range;
 	double at = stop + CLUSTER_SLACK_S < now ? (double)(stop + CLUSTER_SLACK_S) : wall;
+	char why[200], shown[4 * sizeof(jr->nodes)];
 	size_t i;
-	int rc;
-
+	int rc = -1;
 
 	memset(c, 0, sizeof(*c));
 	memset(all, 0, sizeof(*all));
-	all->elapsed = stop > start ? stop - start : 0;
-	range = stop - start + 2 * CLUSTER_SLACK_S;
+	all->elapsed = stop > jr->start ? stop - jr->start : 0;
+	range = stop - jr->start + 2 * CLUSTER_SLACK_S;
+	/* Only the job's nodes: one Prometheus may scrape several clusters,
+	 * whose job IDs collide. */
+	if (hostlist_expand(jr->nodes, CLUSTER_NODES_MAX, &r.nodes, why, sizeof(why)) < 0) {
+		snprintf(c->failed, sizeof(c->failed),
+			 "Slurm's node list of job %lu, \"%.200s\", cannot be read (%s): its series could not be told from those of other nodes",
+			 job, text_printable(jr->nodes, shown, sizeof(shown)), why);
+		return -1;
+	}
+	r.slot = malloc(r.nodes.n * sizeof(*r.slot));
+	if (!r.slot) {
+		snprintf(c->failed, sizeof(c->failed), "out of memory");
+		goto out;
+	}
+	for (i = 0; i < r.nodes.n; i++)
+		r.slot[i] = -1;
 	p.url = cfg->prometheus;
 	p.cacert = cfg->prometheus_ca;
 	p.netrc = cfg->prometheus_netrc;
 	p.timeout = cfg->timeout;
-	rc = cluster_read(c, &p, job, range, at);
+	rc = cluster_read(c, &r, &p, range, at);
 	promapi_close(&p);
 	if (rc < 0) {
 		free(c->node);
 		c->node = NULL;
 		c->n = 0;
-		return -1;
+		goto out;
 	}
+	cluster_left_out(c, &r);
 	if (c->n > 1)
 		qsort(c->node, c->n, sizeof(c->node[0]), cluster_by_name);
 	for (i = 0; i < c->n; i++) {
@@ -257,7 +427,12 @@ int report_cluster_collect(const struct config *cfg, unsigned long job, long lon
 		report_figures_add(all, &c->node[i].f);
 	}
 	report_runq_total(all);
-	return 0;
+	rc = 0;
+out:
+	free(r.slot);
+	hostlist_free(&r.nodes);
+	hostlist_free(&r.outside);
+	return rc;
 }
 
 /* The job's summary from Slurm's accounting, as the caller (sacct: what
@@ -292,8 +467,8 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summ
 	struct cluster_source src = { false, NULL, cmd->cfg.prometheus };
 	struct summary h;
 	struct job_range r;
-	char why[400];
-	long long now = (long long)time(NULL);
+	char why[400], left_out[sizeof(c.left_out)];
+	long long now = (long long)time(NULL), deadline = clock_us() + cmd->cfg.timeout * 1000000LL;
 	int rc;
 
 	if (!from_summary && !cmd->cfg.prometheus[0]) {
@@ -321,9 +496,14 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summ
 		return EXIT_ANOMALY;
 	}
 	if (!from_summary) {
-		if (report_cluster_collect(&cmd->cfg, job, r.start, r.end, &c, &all) < 0) {
+		rc = report_cluster_collect(&cmd->cfg, job, &r, deadline, &c, &all);
+		/* Said whatever comes next (the summary's figures replace c). */
+		snprintf(left_out, sizeof(left_out), "%s", c.left_out);
+		if (left_out[0] && !json)
+			fprintf(stderr, "spank-ebpf: report: %s\n", left_out);
+		if (rc < 0) {
 			/* promapi's words are printable already. */
-			fprintf(stderr, "spank-ebpf: report: Prometheus cannot be read: %s\n", c.failed);
+			fprintf(stderr, "spank-ebpf: report: %s\n", c.failed);
 			if (!r.end)
 				return EXIT_UNSURE;
 			rc = cluster_summary(cmd, job, &h, &c, &all);
@@ -358,7 +538,7 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summ
 	}
 	src.h = &h;
 	if (json)
-		cluster_json(&r, job, &c, &all, &src);
+		cluster_json(&r, job, &c, &all, &src, left_out);
 	else
 		cluster_text(&r, job, &c, &all, &src);
 	free(c.node);

@@ -8,9 +8,17 @@
  * knows one, is only written in the journal.
  *
  * No user can crowd out another: each uid has PEER_SLOTS answers under way
- * at most (OFD locks on slot files in the unit's RuntimeDirectory=, taken
- * before the request is read, so idle connections count), and a request
- * must arrive within 2 s.
+ * at most, idle connections included, and a request must arrive within
+ * 2 s. The socket (Accept=no) hands its listening socket to one server,
+ * which accepts every connection at once, asks the kernel whose it is,
+ * and refuses at once, without a process, one beyond its uid's slots;
+ * each answer is a child of it, bounded in time. systemd's own limits
+ * could not do it: with Accept=yes, MaxConnections= counts every user's
+ * connections together, and systemd 252 counts MaxConnectionsPerSource=
+ * by IP address, not by uid on a Unix socket: one user holding 200
+ * connections made every other user's report fail. Run on a connection
+ * (standard input), it answers that one, under OFD locks on slot files
+ * in the unit's RuntimeDirectory= as the per-uid bound.
  *
  * One request:  "report JOBID text|json\n"
  * One answer:   "exit N\nout LEN\n" LEN bytes "err LEN\n" LEN bytes
@@ -24,6 +32,9 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -37,6 +48,8 @@
 #define PEER_SLOT_DIR "/run/spank-ebpf-report" /* without $RUNTIME_DIRECTORY */
 #define PEER_ANSWER_US 20000000LL
 #define PEER_WRITE_US 10000000LL
+#define PEER_CHILDREN_MAX 64 /* answers under way, every user's */
+#define PEER_CHILD_S 30      /* one answer's bound (its child killed then) */
 
 static int peer_write_all(int fd, const char *buf, size_t len, long long deadline)
 {
@@ -149,8 +162,12 @@ int report_peer_ask(const char *path, unsigned long job, bool json)
 	}
 	snprintf(req, sizeof(req), "report %lu %s\n", job, json ? "json" : "text");
 	answer = malloc(PEER_ANSWER_MAX + 1);
-	if (answer && peer_write_all(fd, req, strlen(req), deadline) == 0)
+	/* A refusal may come before the request is read (the server closes
+	 * at once): the answer is read even when the request did not go. */
+	if (answer) {
+		peer_write_all(fd, req, strlen(req), deadline);
 		len = peer_read_all(fd, answer, PEER_ANSWER_MAX, deadline, false);
+	}
 	close(fd);
 	if (len < 0) {
 		fprintf(stderr, "spank-ebpf: report: no answer from the report service at \"%s\": %s\n",
@@ -293,6 +310,130 @@ static int peer_send_part(int sock, const char *name, int m, long long deadline)
 	return 0;
 }
 
+/* The listening socket systemd passed (Accept=no: LISTEN_FDS=1 for this
+ * process): fd 3; -1 when there is none (a connection on stdin). */
+static int peer_listen_fd(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	if (!pid || !fds || strtol(pid, NULL, 10) != (long)getpid() || strcmp(fds, "1"))
+		return -1;
+	if (getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM)
+		return -1;
+	return 3;
+}
+
+/* A connection refused by the server, without waiting on it: what the
+ * client sent so far read (closing on unread data would reset the
+ * connection before it reads the answer), the answer written, closed. */
+static void peer_refuse_now(int fd, const char *words)
+{
+	char line[PEER_REQUEST_MAX], head[48];
+
+	if (recv(fd, line, sizeof(line), MSG_DONTWAIT) < 0 && errno != EAGAIN)
+		errno = 0;
+	snprintf(head, sizeof(head), "exit %d\nout 0\nerr %zu\n", EXIT_UNSURE, strlen(words));
+	if (send(fd, head, strlen(head), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)strlen(head))
+		send(fd, words, strlen(words), MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(fd);
+}
+
+/* The journal's line for refusals: the first of each second, with how
+ * many more there were since the last line. */
+static void peer_refusal_said(unsigned int uid, int under_way, bool all)
+{
+	static time_t last;
+	static unsigned long more;
+	time_t now = time(NULL);
+	struct passwd *pw;
+	char shown[128] = "";
+
+	if (now == last) {
+		more++;
+		return;
+	}
+	last = now;
+	pw = getpwuid(uid);
+	if (pw && pw->pw_name[0])
+		text_printable(pw->pw_name, shown, sizeof(shown));
+	if (all)
+		fprintf(stderr, "spank-ebpf: report --peer: %d reports under way, every user's: %s%suid %u%s refused (%lu more refusals before)\n",
+			under_way, shown, shown[0] ? " (" : "", uid, shown[0] ? ")" : "", more);
+	else
+		fprintf(stderr, "spank-ebpf: report --peer: %s%suid %u%s has %d reports under way: refused (%lu more refusals before)\n",
+			shown, shown[0] ? " (" : "", uid, shown[0] ? ")" : "", under_way, more);
+	more = 0;
+}
+
+/* The server on the listening socket lfd: every connection accepted at
+ * once; one within its uid's PEER_SLOTS (and PEER_CHILDREN_MAX in all)
+ * answered by a child of its own, the others refused on the spot. */
+static int peer_server(struct cmd *cmd, report_fn run, int lfd)
+{
+	static struct { pid_t pid; unsigned int uid; } kids[PEER_CHILDREN_MAX];
+	char busy[160];
+	int nk = 0;
+
+	snprintf(busy, sizeof(busy), "spank-ebpf: report: too many reports of yours at once (%d at most): try again when one has ended\n",
+		 PEER_SLOTS);
+	signal(SIGPIPE, SIG_IGN);
+	if (fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK) < 0)
+		return EXIT_UNSURE;
+	for (;;) {
+		struct pollfd pl = { .fd = lfd, .events = POLLIN };
+		pid_t pid;
+		int st, k, batch;
+
+		/* Woken at least every 200 ms to reap the answers ended; and
+		 * they are reaped before new connections are counted. */
+		poll(&pl, 1, 200);
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+			for (k = 0; k < nk; k++)
+				if (kids[k].pid == pid) {
+					kids[k] = kids[--nk];
+					break;
+				}
+		for (batch = 0; batch < 256; batch++) {
+			struct ucred cred;
+			socklen_t clen = sizeof(cred);
+			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), mine = 0;
+
+			if (fd < 0)
+				break;
+			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+				close(fd);
+				continue;
+			}
+			for (k = 0; k < nk; k++)
+				mine += kids[k].uid == cred.uid;
+			if (mine >= PEER_SLOTS || nk >= PEER_CHILDREN_MAX) {
+				peer_refuse_now(fd, mine >= PEER_SLOTS ? busy :
+					"spank-ebpf: report: the report service is busy: try again in a few seconds\n");
+				peer_refusal_said(cred.uid, mine >= PEER_SLOTS ? mine : nk, mine < PEER_SLOTS);
+				continue;
+			}
+			pid = fork();
+			if (pid == 0) {
+				close(lfd);
+				signal(SIGPIPE, SIG_DFL);
+				if (dup2(fd, STDIN_FILENO) < 0)
+					_exit(EXIT_UNSURE);
+				close(fd);
+				alarm(PEER_CHILD_S);
+				exit(report_peer_serve(cmd, run));
+			}
+			close(fd);
+			if (pid > 0) {
+				kids[nk].pid = pid;
+				kids[nk].uid = cred.uid;
+				nk++;
+			}
+		}
+	}
+}
+
 int report_peer_serve(struct cmd *cmd, report_fn run)
 {
 	long long deadline = clock_us() + PEER_REQUEST_US;
@@ -305,6 +446,13 @@ int report_peer_serve(struct cmd *cmd, report_fn run)
 	if (geteuid() != 0) {
 		fprintf(stderr, "spank-ebpf: report --peer must run as root (spank-ebpf-report@.service)\n");
 		return EXIT_UNSURE;
+	}
+	if (peer_listen_fd() >= 0) {
+		/* Its children serve one connection each, on stdin. */
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_FDNAMES");
+		return peer_server(cmd, run, 3);
 	}
 	if (peer_who(&uid, who, sizeof(who)) < 0) {
 		fprintf(stderr, "spank-ebpf: report --peer: cannot tell who asks (%s); standard input must be the connection (StandardInput=socket)\n",

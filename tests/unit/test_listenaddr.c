@@ -10,7 +10,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "listenaddr.h"
@@ -191,6 +193,71 @@ static void test_bind_and_holders(void)
 	ok(listenaddr_holders(&lo, h, 4) == 0, "closed: no holder left");
 }
 
+/* listenaddr_owned(a, {pid}) as uid (a caller that is not root, who
+ * cannot look at other users' fds): its answer, from a child; -9 when
+ * the child could not become uid. */
+static int owned_as(unsigned int uid, const struct listen_addr *a, pid_t pid)
+{
+	struct listen_holder stranger;
+	pid_t c = fork();
+	int st;
+
+	if (c == 0) {
+		if (setgid(uid) < 0 || setuid(uid) < 0)
+			_exit(100);
+		_exit(listenaddr_owned(a, &pid, 1, &stranger) + 10);
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) == 100)
+		return -9;
+	return WEXITSTATUS(st) - 10;
+}
+
+/* A unit's process whose fds the caller cannot look at holds the port
+ * only when the socket is its uid's: a process of another uid (the
+ * unit's, running as a user; the socket root's) is no proof. */
+static void test_owned_unreadable_fds(void)
+{
+	struct listen_addr lo = parsed("127.0.0.1:941");
+	int fd = listenaddr_listen(&lo), pipefd[2], rc;
+	pid_t other;
+	char c;
+
+	if (fd < 0 || geteuid() != 0 || pipe(pipefd) < 0) {
+		tap_skip("needs root and 127.0.0.1:941 in a private network namespace");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* A process of uid 65533, not holding the socket (root's). */
+	other = fork();
+	if (other == 0) {
+		close(fd);
+		close(pipefd[0]);
+		if (setgid(65533) < 0 || setuid(65533) < 0)
+			_exit(1);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (other < 0 || read(pipefd[0], &c, 1) != 1) {
+		ok(0, "a process of uid 65533 started");
+		close(pipefd[0]);
+		close(fd);
+		return;
+	}
+	close(pipefd[0]);
+	rc = owned_as(65534, &lo, other);
+	ok(rc == 0, "asked by uid 65534: a unit process of uid 65533 whose fds it cannot read does not hold root's socket (0, got %d)",
+	   rc);
+	rc = owned_as(65534, &lo, getpid());
+	ok(rc == 1, "... one of root's, the socket's owner, does (1, got %d)", rc);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	close(fd);
+}
+
 static void test_unprivileged_start(void)
 {
 	int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY);
@@ -214,6 +281,7 @@ int main(void)
 		tap_skip("no private network namespace here (unshare CLONE_NEWNET)");
 	} else {
 		test_bind_and_holders();
+		test_owned_unreadable_fds();
 		test_unprivileged_start();
 	}
 	return tap_done();
