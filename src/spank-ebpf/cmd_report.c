@@ -117,21 +117,18 @@ static bool report_login_node(struct cmd *cmd)
 
 int cmd_report(struct cmd *cmd)
 {
-	const char *vals[NOPTS] = { NULL }, *pos[1];
+	const char **vals = cmd->opt, *pos[1] = { cmd->operand };
 	char *end;
 	unsigned long job;
-	int npos, rc;
+	int rc;
 
-	rc = parse_options(cmd, vals, pos, 1, &npos);
-	if (rc)
-		return rc;
 	if (vals[OPT_PEER]) {
-		if (npos || vals[OPT_JSON] || vals[OPT_SOCKET] || vals[OPT_CLUSTER] || vals[OPT_SQUEUE] ||
+		if (pos[0] || vals[OPT_JSON] || vals[OPT_SOCKET] || vals[OPT_CLUSTER] || vals[OPT_SQUEUE] ||
 		    vals[OPT_SUMMARY])
 			return usage_error(cmd, "--peer takes its request from the connection on standard input");
 		return report_peer_serve(cmd, report_job);
 	}
-	if (npos != 1)
+	if (!pos[0])
 		return usage_error(cmd, "which job?");
 	job = strtoul(pos[0], &end, 10);
 	if (*end || end == pos[0] || job == 0 || job > 0xfffffffdul)

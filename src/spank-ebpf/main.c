@@ -10,6 +10,7 @@
 
 #include "conffile.h"
 #include "log.h"
+#include "sets.h"
 #include "spank-ebpf.h"
 
 #ifndef DEFAULT_CONFIG
@@ -24,35 +25,45 @@ static int cmd_help(struct cmd *cmd);
 const struct option_spec no_options[] = { { NULL, NULL, NULL, 0 } };
 
 /* The subcommands, in the order --help lists them; each one's options are
- * in its own table (struct option_spec). */
+ * in its own table (struct option_spec). The flags say what the prologue
+ * does before the command's own work (spank-ebpf.h). */
 static const struct command commands[] = {
-	{ "status", cmd_status, status_options, NULL, CMD_CONFIG,
+	{ "status", cmd_status, status_options, NULL, NULL,
+	  CMD_CONFIG | CMD_ROOT | CMD_LOAD | CMD_SLURM,
 	  "the node's holds, the unit, the jobs Slurm still runs here" },
-	{ "reconcile", cmd_reconcile, reconcile_options, NULL, CMD_CONFIG,
+	{ "reconcile", cmd_reconcile, reconcile_options, NULL, NULL,
+	  CMD_CONFIG | CMD_ROOT | CMD_LOAD | CMD_SLURM,
 	  "drop the holds of jobs Slurm says are gone; bring the unit in line" },
-	{ "metrics", cmd_metrics, metrics_options, NULL, CMD_CONFIG,
+	{ "metrics", cmd_metrics, metrics_options, NULL, NULL, CMD_CONFIG | CMD_ROOT | CMD_LOAD,
 	  "Prometheus text format, for node_exporter's textfile collector" },
-	{ "check-config", cmd_check_config, check_config_options, "FILE|-", 0,
+	{ "check-config", cmd_check_config, check_config_options, "FILE|-",
+	  "which file? (FILE, or - for standard input)", 0,
 	  "validate a plugstack file's spank_ebpf.so line as the plugin does" },
-	{ "report", cmd_report, report_options, "JOBID", CMD_CONFIG,
+	{ "report", cmd_report, report_options, "JOBID", NULL, CMD_CONFIG,
 	  "a job's probe figures: on its node now, or on every node from Prometheus" },
-	{ "summary", cmd_summary, summary_options, "JOBID", CMD_CONFIG,
+	{ "summary", cmd_summary, summary_options, "JOBID", "which job?", CMD_CONFIG,
 	  "an ended job's figures from Prometheus, kept in its AdminComment" },
-	{ "downgrade-prepare", cmd_downgrade, downgrade_options, NULL, CMD_CONFIG,
+	{ "downgrade-prepare", cmd_downgrade, downgrade_options, NULL, NULL,
+	  CMD_CONFIG | CMD_ROOT | CMD_LOAD,
 	  "before a downgrade to the release before probe sets: every hold in its form" },
-	{ "help", cmd_help, no_options, "[COMMAND]", 0,
+	{ "help", cmd_help, no_options, "[COMMAND]", NULL, 0,
 	  "this help, or a command's (as COMMAND --help)" },
-	{ "prolog", cmd_hook, no_options, NULL, CMD_CONFIG | CMD_INTERNAL,
+	{ "prolog", cmd_hook, no_options, NULL, NULL,
+	  CMD_CONFIG | CMD_INTERNAL | CMD_ROOT | CMD_FAIL_OK,
 	  "take the job's hold (Prolog=, for PrologFlags=RunInJob)" },
-	{ "epilog", cmd_hook, no_options, NULL, CMD_CONFIG | CMD_INTERNAL,
+	{ "epilog", cmd_hook, no_options, NULL, NULL,
+	  CMD_CONFIG | CMD_INTERNAL | CMD_ROOT | CMD_FAIL_OK,
 	  "release the job's hold (Epilog=)" },
-	{ "linger-end", cmd_linger_end, linger_end_options, "PLUGSTACK-ARGS...", CMD_INTERNAL,
+	{ "linger-end", cmd_linger_end, linger_end_options, "PLUGSTACK-ARGS...", NULL,
+	  CMD_INTERNAL | CMD_OWN_ARGS,
 	  "end a linger window (run by the timer the plugin arms)" },
-	{ "exporter", cmd_exporter, exporter_options, "SET", CMD_CONFIG | CMD_INTERNAL,
+	{ "exporter", cmd_exporter, exporter_options, "SET", "which probe set?",
+	  CMD_CONFIG | CMD_INTERNAL | CMD_LOAD | CMD_FAIL_ANOMALY,
 	  "become ebpf_exporter for a probe set (spank-ebpf-exporter@SET.service)" },
-	{ "admit", cmd_admit, no_options, "SET", CMD_CONFIG | CMD_INTERNAL,
+	{ "admit", cmd_admit, no_options, "SET", "which probe set?",
+	  CMD_CONFIG | CMD_INTERNAL | CMD_ROOT | CMD_LOAD | CMD_SET_NAME,
 	  "put the set's jobs in its started exporter's job filter (its ExecStartPost)" },
-	{ "epilog-slurmctld", cmd_summary, summary_options, NULL, CMD_CONFIG | CMD_INTERNAL,
+	{ "epilog-slurmctld", cmd_summary, summary_options, NULL, NULL, CMD_CONFIG | CMD_INTERNAL,
 	  "the job's summary at its end (EpilogSlurmctld=; the job from SLURM_JOB_ID)" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -156,19 +167,14 @@ static void help_command(const struct command *c)
 static int cmd_help(struct cmd *cmd)
 {
 	const struct command *c;
-	const char *vals[1], *pos[1];
-	int npos, rc;
 
-	rc = parse_options(cmd, vals, pos, 1, &npos);
-	if (rc)
-		return rc;
-	if (!npos) {
+	if (!cmd->operand) {
 		help();
 		return EXIT_OK;
 	}
-	c = find_command(pos[0]);
+	c = find_command(cmd->operand);
 	if (!c)
-		return usage_error(cmd, "unknown command \"%.40s\"", pos[0]);
+		return usage_error(cmd, "unknown command \"%.40s\"", cmd->operand);
 	help_command(c);
 	return EXIT_OK;
 }
@@ -211,20 +217,6 @@ int load_config(struct cmd *cmd)
 		return 0;
 	fprintf(stderr, "spank-ebpf: %s: %s\n", cmd->name, err);
 	return -1;
-}
-
-int prepare_slurm_command(struct cmd *cmd, const char *node, const char *squeue)
-{
-	if (node)
-		cmd->ask.node = node;
-	if (squeue && squeue[0] != '/')
-		return usage_error(cmd, "--squeue needs an absolute path");
-	if (squeue)
-		cmd->ask.squeue = squeue;
-	if (need_root(cmd) < 0 || load_config(cmd) < 0)
-		return EXIT_UNSURE;
-	cmd->ask.timeout = cmd->cfg.timeout;
-	return 0;
 }
 
 int parse_options(struct cmd *cmd, const char *vals[], const char *pos[], int maxpos, int *npos)
@@ -310,9 +302,77 @@ static void default_node(struct cmd *cmd)
 	cmd->ask.node = env && env[0] ? env : NULL;
 }
 
+/* The value of the command's option named name, NULL when not given. */
+static const char *option_value(const struct cmd *cmd, const char *name)
+{
+	const struct option_spec *o;
+
+	for (o = cmd->command->opts; o->name; o++)
+		if (!strcmp(o->name, name))
+			return cmd->opt[o - cmd->command->opts];
+	return NULL;
+}
+
+/* The exit status of a command refused by its prologue (not root, no
+ * usable line): 2 unless its row says otherwise. */
+static int prologue_failed(const struct command *c)
+{
+	return c->flags & CMD_FAIL_OK ? EXIT_OK : c->flags & CMD_FAIL_ANOMALY ? EXIT_ANOMALY : EXIT_UNSURE;
+}
+
+/* What every command needs before its own work, as its row says: its
+ * options and operand parsed (cmd->opt, cmd->operand), --node and
+ * --squeue for those asking Slurm, root, the plugin's line loaded.
+ * Returns true when the command may run; else *status is its exit status
+ * (said on stderr). */
+static bool prologue(struct cmd *cmd, int *status)
+{
+	const struct command *c = cmd->command;
+	const char *pos[1] = { NULL }, *squeue;
+	int npos, i;
+
+	for (i = 0; c->opts[i].name; i++)
+		if (i == CMD_OPTS_MAX) { /* a row too many for cmd->opt */
+			fprintf(stderr, "spank-ebpf: %s: more options than CMD_OPTS_MAX\n", cmd->name);
+			*status = EXIT_UNSURE;
+			return false;
+		}
+	if (!(c->flags & CMD_OWN_ARGS)) {
+		*status = parse_options(cmd, cmd->opt, pos, c->operands ? 1 : 0, &npos);
+		if (*status)
+			return false;
+		cmd->operand = pos[0];
+		if (c->which && (npos != 1 || ((c->flags & CMD_SET_NAME) &&
+						!sets_valid_name(pos[0], strlen(pos[0]))))) {
+			*status = usage_error(cmd, "%s", c->which);
+			return false;
+		}
+	}
+	if (c->flags & CMD_SLURM) {
+		if (option_value(cmd, "node"))
+			cmd->ask.node = option_value(cmd, "node");
+		squeue = option_value(cmd, "squeue");
+		if (squeue && squeue[0] != '/') {
+			*status = usage_error(cmd, "--squeue needs an absolute path");
+			return false;
+		}
+		if (squeue)
+			cmd->ask.squeue = squeue;
+	}
+	if (((c->flags & CMD_ROOT) && need_root(cmd) < 0) ||
+	    ((c->flags & CMD_LOAD) && load_config(cmd) < 0)) {
+		*status = prologue_failed(c);
+		return false;
+	}
+	if (c->flags & CMD_SLURM)
+		cmd->ask.timeout = cmd->cfg.timeout;
+	return true;
+}
+
 static int cmd_run(struct cmd *cmd, const char *name, int argc, char **argv)
 {
 	const struct command *c = find_command(name);
+	int status;
 
 	if (!c)
 		return usage_error(NULL, "unknown command \"%s\"", name);
@@ -325,6 +385,8 @@ static int cmd_run(struct cmd *cmd, const char *name, int argc, char **argv)
 	log_set_context("%s", cmd->name); /* prolog/epilog name their job */
 	cmd->argc = argc;
 	cmd->argv = argv;
+	if (!prologue(cmd, &status))
+		return status;
 	return c->run(cmd);
 }
 
