@@ -121,6 +121,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	is "report as root: the jobs the state holds" "$(complete "$S" -c "$d/plugstack.conf" report "")" "5 7"
 	is "report 5" "$(complete "$S" -c "$d/plugstack.conf" report 5)" "5"
 	is "report --json JOBID" "$(complete "$S" -c "$d/plugstack.conf" report --json "")" "5 7"
+	is "summary JOBID: the operand of a usage that goes on over two lines" \
+		"$(complete "$S" -c "$d/plugstack.conf" summary "")" "5 7"
 	is "as another user: no job IDs, no message" \
 		"$(complete --as-nobody "$S" -c "$d/plugstack.conf" report "")" ""
 else

@@ -80,7 +80,8 @@ const struct option_spec report_options[] = {
 	[OPT_SUMMARY] = { "summary", NULL, "every node, from the job's summary in Slurm's accounting (stored at its end), not Prometheus", 0 },
 	[OPT_SQUEUE] = { "squeue", "PATH", "with --cluster: the squeue to ask (sacct beside it)", 0 },
 	[OPT_SOCKET] = { "socket", "PATH", "ask the report service listening at PATH", 0 },
-	[OPT_PEER] = { "peer", NULL, "serve one request on standard input (spank-ebpf-report@.service)", OPT_ALONE },
+	[OPT_PEER] = { "peer", NULL, "serve one request on stdin (spank-ebpf-report@.service)",
+		       OPT_ALONE | OPT_BY_SYSTEMD },
 	[NOPTS] = { NULL, NULL, NULL, 0 },
 };
 

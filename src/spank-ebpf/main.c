@@ -24,47 +24,48 @@ static int cmd_help(struct cmd *cmd);
 
 const struct option_spec no_options[] = { { NULL, NULL, NULL, 0 } };
 
-/* The subcommands, in the order --help lists them; each one's options are
+/* The subcommands, in the order --help lists them: the admin's first, then
+ * those Slurm, systemd and the plugin's timers run; each one's options are
  * in its own table (struct option_spec). The flags say what the prologue
  * does before the command's own work (spank-ebpf.h). */
 static const struct command commands[] = {
 	{ "status", cmd_status, status_options, NULL, NULL,
 	  CMD_CONFIG | CMD_ROOT | CMD_LOAD | CMD_SLURM,
 	  "the node's holds, the unit, the jobs Slurm still runs here" },
-	{ "reconcile", cmd_reconcile, reconcile_options, NULL, NULL,
-	  CMD_CONFIG | CMD_ROOT | CMD_LOAD | CMD_SLURM,
-	  "drop the holds of jobs Slurm says are gone; bring the unit in line" },
-	{ "metrics", cmd_metrics, metrics_options, NULL, NULL, CMD_CONFIG | CMD_ROOT | CMD_LOAD,
-	  "Prometheus text format, for node_exporter's textfile collector" },
+	{ "report", cmd_report, report_options, "JOBID", NULL, CMD_CONFIG,
+	  "a job's probe figures: on its node now, or from Prometheus" },
 	{ "check-config", cmd_check_config, check_config_options, "FILE|-",
 	  "which file? (FILE, or - for standard input)", 0,
-	  "validate a plugstack file's spank_ebpf.so line as the plugin does" },
-	{ "report", cmd_report, report_options, "JOBID", NULL, CMD_CONFIG,
-	  "a job's probe figures: on its node now, or on every node from Prometheus" },
+	  "validate the plugin's plugstack line, or a probe sets file" },
+	{ "metrics", cmd_metrics, metrics_options, NULL, NULL, CMD_CONFIG | CMD_ROOT | CMD_LOAD,
+	  "the node's counters for node_exporter's textfile collector" },
+	{ "reconcile", cmd_reconcile, reconcile_options, NULL, NULL,
+	  CMD_CONFIG | CMD_ROOT | CMD_LOAD | CMD_SLURM,
+	  "drop holds of jobs Slurm says are gone; bring units in line" },
 	{ "summary", cmd_summary, summary_options, "JOBID", "which job?", CMD_CONFIG,
-	  "an ended job's figures from Prometheus, kept in its AdminComment" },
+	  "keep an ended job's Prometheus figures in its AdminComment" },
 	{ "downgrade-prepare", cmd_downgrade, downgrade_options, NULL, NULL,
 	  CMD_CONFIG | CMD_ROOT | CMD_LOAD,
-	  "before a downgrade to the release before probe sets: every hold in its form" },
+	  "ready the holds for an older release (the packages run it)" },
 	{ "help", cmd_help, no_options, "[COMMAND]", NULL, 0,
 	  "this help, or a command's (as COMMAND --help)" },
 	{ "prolog", cmd_hook, no_options, NULL, NULL,
-	  CMD_CONFIG | CMD_INTERNAL | CMD_ROOT | CMD_FAIL_OK,
+	  CMD_CONFIG | CMD_BY_SLURM | CMD_ROOT | CMD_FAIL_OK,
 	  "take the job's hold (Prolog=, for PrologFlags=RunInJob)" },
 	{ "epilog", cmd_hook, no_options, NULL, NULL,
-	  CMD_CONFIG | CMD_INTERNAL | CMD_ROOT | CMD_FAIL_OK,
+	  CMD_CONFIG | CMD_BY_SLURM | CMD_ROOT | CMD_FAIL_OK,
 	  "release the job's hold (Epilog=)" },
-	{ "linger-end", cmd_linger_end, linger_end_options, "PLUGSTACK-ARGS...", NULL,
-	  CMD_INTERNAL | CMD_OWN_ARGS,
-	  "end a linger window (run by the timer the plugin arms)" },
+	{ "epilog-slurmctld", cmd_summary, summary_options, NULL, NULL, CMD_CONFIG | CMD_BY_SLURM,
+	  "keep the job's summary at its end (EpilogSlurmctld=)" },
 	{ "exporter", cmd_exporter, exporter_options, "SET", "which probe set?",
-	  CMD_CONFIG | CMD_INTERNAL | CMD_LOAD | CMD_FAIL_ANOMALY,
-	  "become ebpf_exporter for a probe set (spank-ebpf-exporter@SET.service)" },
+	  CMD_CONFIG | CMD_BY_SYSTEMD | CMD_LOAD | CMD_FAIL_ANOMALY,
+	  "become ebpf_exporter for SET (spank-ebpf-exporter@.service)" },
 	{ "admit", cmd_admit, no_options, "SET", "which probe set?",
-	  CMD_CONFIG | CMD_INTERNAL | CMD_ROOT | CMD_LOAD | CMD_SET_NAME,
-	  "put the set's jobs in its started exporter's job filter (its ExecStartPost)" },
-	{ "epilog-slurmctld", cmd_summary, summary_options, NULL, NULL, CMD_CONFIG | CMD_INTERNAL,
-	  "the job's summary at its end (EpilogSlurmctld=; the job from SLURM_JOB_ID)" },
+	  CMD_CONFIG | CMD_BY_SYSTEMD | CMD_ROOT | CMD_LOAD | CMD_SET_NAME,
+	  "put SET's jobs in its exporter's filter (ExecStartPost=)" },
+	{ "linger-end", cmd_linger_end, linger_end_options, "PLUGSTACK-ARGS...", NULL,
+	  CMD_BY_TIMER | CMD_OWN_ARGS,
+	  "end a linger window: stop its unit if no job holds it" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -78,21 +79,79 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* Every line of the help and the usage fits in HELP_WIDTH columns: a
+ * usage line goes on under the command's name (USAGE_INDENT), an option's
+ * or a command's description under its first word (HELP_INDENT). A site's
+ * longer default paths may pass it. */
+#define HELP_WIDTH 80
+#define USAGE_INDENT 18
+#define HELP_INDENT 21
+
+/* word after the others on a usage line, at *col: on the next line if it
+ * would pass HELP_WIDTH. */
+static void usage_word(FILE *f, int *col, const char *word)
+{
+	int len = (int)strlen(word);
+
+	if (*col + 1 + len > HELP_WIDTH) {
+		fprintf(f, "\n%*s", USAGE_INDENT, "");
+		*col = USAGE_INDENT;
+	} else {
+		fputc(' ', f);
+		(*col)++;
+	}
+	fputs(word, f);
+	*col += len;
+}
+
+/* text from column col on, its words wrapped at HELP_WIDTH under
+ * indent; ends the line. */
+static void wrap(FILE *f, int col, int indent, const char *text)
+{
+	bool first = true; /* the line's first word */
+
+	while (*text) {
+		int len = (int)strcspn(text, " ");
+
+		if (!first && col + 1 + len > HELP_WIDTH) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			first = true;
+		}
+		if (!first) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", len, text);
+		col += len;
+		first = false;
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
 /* A command's usage lines, each after lead ("usage: " or its width of
  * blanks): the options in brackets, then a line per OPT_ALONE form. */
 static void usage_lines(FILE *f, const struct command *c, const char **lead)
 {
 	const char *pre = c->flags & CMD_CONFIG ? "spank-ebpf [-c FILE] " : "spank-ebpf ";
 	const struct option_spec *o;
+	char word[80];
+	int col;
 
-	fprintf(f, "%s%s%s", *lead, pre, c->name);
+	col = fprintf(f, "%s%s%s", *lead, pre, c->name);
 	*lead = "       ";
 	for (o = c->opts; o->name; o++) {
 		if (o->flags & OPT_ALONE)
 			continue;
-		fprintf(f, " [--%s%s%s]", o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
+		snprintf(word, sizeof(word), "[--%s%s%s]", o->name, o->arg ? "=" : "",
+			 o->arg ? o->arg : "");
+		usage_word(f, &col, word);
 	}
-	fprintf(f, "%s%s\n", c->operands ? " " : "", c->operands ? c->operands : "");
+	if (c->operands)
+		usage_word(f, &col, c->operands);
+	fputc('\n', f);
 	for (o = c->opts; o->name; o++)
 		if (o->flags & OPT_ALONE)
 			fprintf(f, "%s%s%s --%s\n", *lead, pre, c->name, o->name);
@@ -109,30 +168,52 @@ static void usage_all(FILE *f)
 	fprintf(f, "%sspank-ebpf --help | --version\n", lead);
 }
 
-static void help_commands(unsigned internal)
+/* A line of --help's lists: "  name  what", what wrapped. */
+static void help_item(const char *name, const char *what)
 {
+	wrap(stdout, printf("  %-17s  ", name), HELP_INDENT, what);
+}
+
+/* The commands under heading: the admin's (by 0), or those Slurm, systemd
+ * or the plugin's timers run (by: CMD_BY_SLURM...), then for systemd the
+ * forms of the admin's commands its units run ("report --peer":
+ * OPT_BY_SYSTEMD). */
+static void help_commands(const char *heading, unsigned by)
+{
+	const struct option_spec *o;
+	char form[64];
 	size_t i;
 
+	printf("\n%s\n", heading);
 	for (i = 0; i < NCOMMANDS; i++)
-		if ((commands[i].flags & CMD_INTERNAL) == internal)
-			printf("  %-13s %s\n", commands[i].name, commands[i].what);
+		if ((commands[i].flags & CMD_INTERNAL) == by)
+			help_item(commands[i].name, commands[i].what);
+	for (i = 0; by == CMD_BY_SYSTEMD && i < NCOMMANDS; i++)
+		for (o = commands[i].opts; o->name; o++)
+			if (o->flags & OPT_BY_SYSTEMD) {
+				snprintf(form, sizeof(form), "%s --%s", commands[i].name, o->name);
+				help_item(form, o->what);
+			}
 }
 
 static void help(void)
 {
-	usage_all(stdout);
-	printf("\nCommands:\n");
-	help_commands(0);
-	printf("\nRun by Slurm, systemd and the plugin's timers, not by hand:\n");
-	help_commands(CMD_INTERNAL);
+	printf("usage: spank-ebpf [-c FILE] COMMAND [OPTION...] [ARG...]\n"
+	       "       spank-ebpf COMMAND --help\n"
+	       "       spank-ebpf --help | --version\n");
+	help_commands("Commands:", 0);
+	help_commands("Run by Slurm, not by hand:", CMD_BY_SLURM);
+	help_commands("Run by systemd, from the units the packages install:", CMD_BY_SYSTEMD);
+	help_commands("Run by the plugin's timers:", CMD_BY_TIMER);
 	printf("\nOptions:\n"
-	       "  -c, --config=FILE  plugstack file with the plugin's line (default %s)\n"
+	       "  -c, --config=FILE  the plugstack file with the plugin's line\n"
+	       "    (default %s)\n"
 	       "  -h, --help         this help; after a command, that command's\n"
 	       "  -V, --version      the version\n"
 	       "\nstatus and reconcile: --node NAME is this node's Slurm NodeName (default\n"
 	       "$SLURMD_NODENAME, else $SPANK_EBPF_NODE, else slurmd's own answer, else the\n"
-	       "node slurmctld lists with this host's name as its NodeHostname); --squeue PATH\n"
-	       "the squeue to ask slurmctld with (default %s).\n"
+	       "node slurmctld lists with this host's name as its NodeHostname);\n"
+	       "--squeue PATH the squeue to ask slurmctld with (default %s).\n"
 	       "\nExit status: 0 healthy / in line / valid; 1 anomalies / invalid / not written;\n"
 	       "2 cannot tell, usage error, or not root. See spank-ebpf(8).\n",
 	       DEFAULT_CONFIG, SQUEUE_PATH);
@@ -143,18 +224,21 @@ static void help_command(const struct command *c)
 {
 	const char *lead = "usage: ";
 	const struct option_spec *o;
-	char opt[64];
+	char opt[64], what[200];
 
 	usage_lines(stdout, c, &lead);
 	if (c->flags & CMD_INTERNAL)
-		printf("Not for interactive use: %s.\n", c->what);
+		snprintf(what, sizeof(what), "Run by %s, not by hand: %s.",
+			 c->flags & CMD_BY_SLURM ? "Slurm" : c->flags & CMD_BY_SYSTEMD ? "systemd" :
+			 "the plugin's timers", c->what);
 	else
-		printf("%c%s.\n", toupper((unsigned char)c->what[0]), c->what + 1);
+		snprintf(what, sizeof(what), "%c%s.", toupper((unsigned char)c->what[0]), c->what + 1);
+	wrap(stdout, 0, 0, what);
 	printf("\nOptions:\n");
 	for (o = c->opts; o->name; o++) {
 		snprintf(opt, sizeof(opt), "--%s%s%s", o->name, o->arg ? "=" : "",
 			 o->arg ? o->arg : "");
-		printf("  %-18s %s\n", opt, o->what);
+		wrap(stdout, printf("  %-18s ", opt), HELP_INDENT, o->what);
 	}
 	printf("  %-18s %s\n", "-h, --help", "this help");
 	if (c->flags & CMD_CONFIG)

@@ -26,6 +26,7 @@ struct option_spec {
 	unsigned flags;
 };
 #define OPT_ALONE 1u /* a form of its own: usage shows "SUB --name", no operands */
+#define OPT_BY_SYSTEMD 2u /* that form is run by a systemd unit: --help lists it there */
 
 struct cmd;
 
@@ -43,7 +44,11 @@ struct command {
 	const char *what;               /* one line for --help */
 };
 #define CMD_CONFIG 1u   /* reads the plugin's line from -c FILE */
-#define CMD_INTERNAL 2u /* run by Slurm, systemd or a timer, not by hand */
+/* Who runs it, when not an admin by hand: --help lists it under them. */
+#define CMD_BY_SLURM 2u     /* Prolog=, Epilog=, EpilogSlurmctld= */
+#define CMD_BY_SYSTEMD 512u /* the units the packages install */
+#define CMD_BY_TIMER 1024u  /* the timers the plugin arms */
+#define CMD_INTERNAL (CMD_BY_SLURM | CMD_BY_SYSTEMD | CMD_BY_TIMER)
 #define CMD_ROOT 4u     /* must run as root: refused before its own work */
 #define CMD_LOAD 8u     /* the plugin's line loaded into cmd->cfg before its own work */
 #define CMD_SLURM 16u   /* asks Slurm: --node and --squeue applied, bounded by timeout= */
