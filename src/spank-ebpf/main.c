@@ -196,6 +196,13 @@ static void help_commands(const char *heading, unsigned by)
 			}
 }
 
+/* -c's line in an Options: list, with its default under it. */
+static void help_config(void)
+{
+	printf("  -c, --config=FILE  the plugstack file with the plugin's line\n"
+	       "    (default %s)\n", DEFAULT_CONFIG);
+}
+
 static void help(void)
 {
 	printf("usage: spank-ebpf [-c FILE] COMMAND [OPTION...] [ARG...]\n"
@@ -205,10 +212,9 @@ static void help(void)
 	help_commands("Run by Slurm, not by hand:", CMD_BY_SLURM);
 	help_commands("Run by systemd, from the units the packages install:", CMD_BY_SYSTEMD);
 	help_commands("Run by the plugin's timers:", CMD_BY_TIMER);
-	printf("\nOptions:\n"
-	       "  -c, --config=FILE  the plugstack file with the plugin's line\n"
-	       "    (default %s)\n"
-	       "  -h, --help         this help; after a command, that command's\n"
+	printf("\nOptions, before or after the command:\n");
+	help_config();
+	printf("  -h, --help         this help; after a command, that command's\n"
 	       "  -V, --version      the version\n"
 	       "\nstatus and reconcile: --node NAME is this node's Slurm NodeName (default\n"
 	       "$SLURMD_NODENAME, else $SPANK_EBPF_NODE, else slurmd's own answer, else the\n"
@@ -216,7 +222,7 @@ static void help(void)
 	       "--squeue PATH the squeue to ask slurmctld with (default %s).\n"
 	       "\nExit status: 0 healthy / in line / valid; 1 anomalies / invalid / not written;\n"
 	       "2 cannot tell, usage error, or not root. See spank-ebpf(8).\n",
-	       DEFAULT_CONFIG, SQUEUE_PATH);
+	       SQUEUE_PATH);
 }
 
 /* `spank-ebpf SUB --help`: its usage, summary and one line per option. */
@@ -240,11 +246,11 @@ static void help_command(const struct command *c)
 			 o->arg ? o->arg : "");
 		wrap(stdout, printf("  %-18s ", opt), HELP_INDENT, o->what);
 	}
-	printf("  %-18s %s\n", "-h, --help", "this help");
 	if (c->flags & CMD_CONFIG)
-		printf("\nBefore the command, -c FILE names the plugstack file with the plugin's line\n"
-		       "(default %s).\n", DEFAULT_CONFIG);
-	printf("See spank-ebpf(8).\n");
+		help_config();
+	printf("  %-18s %s\n", "-h, --help", "this help");
+	printf("%sSee spank-ebpf(8).\n",
+	       c->flags & CMD_CONFIG ? "\n-c FILE may come before the command too. " : "");
 }
 
 /* help [COMMAND]: the whole help, or a command's. */
@@ -350,27 +356,76 @@ int parse_options(struct cmd *cmd, const char *vals[], const char *pos[], int ma
 	return 0;
 }
 
-/* Whether the command's arguments ask for its help: -h or --help before
- * "--", not as the value of an option that takes one ("--node -h"). */
-static bool wants_help(const struct command *c, int argc, char **argv)
+/* What an option before or after the command asks. */
+enum global { GLOBAL_NONE, GLOBAL_CONFIG, GLOBAL_HELP, GLOBAL_VERSION, GLOBAL_ERROR };
+
+/* argv[*i] when it is one of the options taken before or after the
+ * command (-c FILE, --config=FILE, -h, -V): -c's FILE into
+ * cmd->config_path, *i on it. GLOBAL_NONE for any other argument;
+ * GLOBAL_ERROR after usage_error(ctx) (NULL: before the command). */
+static enum global global_option(struct cmd *cmd, const struct cmd *ctx, int argc, char **argv,
+				 int *i)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		return GLOBAL_HELP;
+	if (!strcmp(a, "-V") || !strcmp(a, "--version"))
+		return GLOBAL_VERSION;
+	if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
+		if (++*i == argc) {
+			usage_error(ctx, "option %s needs a FILE", a);
+			return GLOBAL_ERROR;
+		}
+		cmd->config_path = argv[*i];
+		return GLOBAL_CONFIG;
+	}
+	if (!strcmp(a, "--config=")) {
+		usage_error(ctx, "option --config needs a FILE");
+		return GLOBAL_ERROR;
+	}
+	if (!strncmp(a, "--config=", 9)) {
+		cmd->config_path = a + 9;
+		return GLOBAL_CONFIG;
+	}
+	return GLOBAL_NONE;
+}
+
+/* The options before or after the command among its arguments, up to
+ * "--": -c FILE taken out of cmd->argv (the command parses the rest);
+ * the first -h or -V returned, to be answered instead of running it. Not
+ * the value of an option that takes one ("--node -h" names a node). */
+static enum global command_globals(struct cmd *cmd)
 {
 	const struct option_spec *o;
-	int i;
+	enum global asked = GLOBAL_NONE, g;
+	int i, n = 0, from;
 
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
+	for (i = 0; i < cmd->argc; i++) {
+		const char *a = cmd->argv[i];
 
-		if (!strcmp(a, "--"))
-			return false;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return true;
+		if (!strcmp(a, "--")) {
+			while (i < cmd->argc)
+				cmd->argv[n++] = cmd->argv[i++];
+			break;
+		}
+		from = i;
+		g = global_option(cmd, cmd, cmd->argc, cmd->argv, &i);
+		if (g == GLOBAL_ERROR)
+			return g;
+		if ((g == GLOBAL_HELP || g == GLOBAL_VERSION) && asked == GLOBAL_NONE)
+			asked = g;
+		if (g != GLOBAL_NONE)
+			continue;
+		cmd->argv[n++] = cmd->argv[from];
 		if (strncmp(a, "--", 2) != 0 || strchr(a, '='))
 			continue;
-		for (o = c->opts; o->name; o++)
-			if (o->arg && !strcmp(o->name, a + 2))
-				i++; /* its value follows */
+		for (o = cmd->command->opts; o->name; o++)
+			if (o->arg && !strcmp(o->name, a + 2) && i + 1 < cmd->argc)
+				cmd->argv[n++] = cmd->argv[++i]; /* its value */
 	}
-	return false;
+	cmd->argc = n;
+	return asked;
 }
 
 /* The node's Slurm name: slurmd's (a Prolog=/Epilog= program gets it),
@@ -460,15 +515,23 @@ static int cmd_run(struct cmd *cmd, const char *name, int argc, char **argv)
 
 	if (!c)
 		return usage_error(NULL, "unknown command \"%s\"", name);
-	if (wants_help(c, argc, argv)) {
-		help_command(c);
-		return EXIT_OK;
-	}
 	cmd->name = c->name;
 	cmd->command = c;
-	log_set_context("%s", cmd->name); /* prolog/epilog name their job */
 	cmd->argc = argc;
 	cmd->argv = argv;
+	switch (command_globals(cmd)) {
+	case GLOBAL_ERROR:
+		return EXIT_UNSURE;
+	case GLOBAL_HELP:
+		help_command(c);
+		return EXIT_OK;
+	case GLOBAL_VERSION:
+		printf("spank-ebpf %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
+	default:
+		break;
+	}
+	log_set_context("%s", cmd->name); /* prolog/epilog name their job */
 	if (!prologue(cmd, &status))
 		return status;
 	return c->run(cmd);
@@ -486,23 +549,21 @@ int main(int argc, char **argv)
 	default_node(&cmd);
 	log_to_stderr(false);
 
+	/* The options before the command (the same are taken after it). */
 	for (; a < argc && argv[a][0] == '-'; a++) {
-		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+		switch (global_option(&cmd, NULL, argc, argv, &a)) {
+		case GLOBAL_HELP:
 			help();
 			return EXIT_OK;
-		}
-		if (!strcmp(argv[a], "-V") || !strcmp(argv[a], "--version")) {
+		case GLOBAL_VERSION:
 			printf("spank-ebpf %s\n", PACKAGE_VERSION);
 			return EXIT_OK;
-		}
-		if (!strcmp(argv[a], "-c") || !strcmp(argv[a], "--config")) {
-			if (++a == argc)
-				return usage_error(NULL, "option %s needs a FILE", argv[a - 1]);
-			cmd.config_path = argv[a];
-		} else if (!strncmp(argv[a], "--config=", 9) && argv[a][9]) {
-			cmd.config_path = argv[a] + 9;
-		} else {
+		case GLOBAL_ERROR:
+			return EXIT_UNSURE;
+		case GLOBAL_NONE:
 			return usage_error(NULL, "unknown option \"%s\"", argv[a]);
+		default:
+			break;
 		}
 	}
 	if (a == argc) {
