@@ -59,6 +59,37 @@ like "... lists the four commands" "$out" 'check-config'
 invoke --version
 like "--version" "$rc $out" '^0 spank-ebpf [0-9]+\.[0-9]+\.[0-9]+$'
 
+# --- the options before or after the command ---
+set_state '1\n5\n'; active yes; sq ok '5|RUNNING\n'
+invoke -c "$conf" $S --json
+before="$rc $out"
+invoke $S -c "$conf" --json
+is "status -c FILE: as -c FILE status" "$rc $out" "$before"
+invoke $S --json --config "$conf"
+is "status --config FILE: the same" "$rc $out" "$before"
+invoke status --config="$conf" --squeue "$d/bin/squeue" --node node7 --json
+is "status --config=FILE among its options: the same" "$rc $out" "$before"
+invoke -c /nonexistent.conf $S -c "$conf" --json
+is "-c after the command wins over -c before it (the last one)" "$rc $out" "$before"
+invoke check-config "$conf" -c /nonexistent.conf
+is "check-config FILE -c OTHER: FILE checked, -c taken (and unused)" "$rc" 0
+invoke $S --bogus -c "$conf"
+is "an unknown option after the command: the same words as before -c" "$rc $(echo "$err" | head -n 1)" '2 spank-ebpf: status: unknown option "--bogus"'
+like "... its usage and where its --help is" "$err" "^Try 'spank-ebpf status --help'"
+invoke status -c
+is "-c without its FILE after the command: exit 2, named" "$rc $(echo "$err" | head -n 1)" '2 spank-ebpf: status: option -c needs a FILE'
+like "... with the command's usage" "$err" '^usage: spank-ebpf \[-c FILE\] status '
+invoke status --config=
+is "--config= without its FILE: exit 2, named" "$rc $(echo "$err" | head -n 1)" '2 spank-ebpf: status: option --config needs a FILE'
+invoke status -V
+like "status -V: the version" "$rc $out" '^0 spank-ebpf [0-9]+\.[0-9]+\.[0-9]+$'
+invoke status -c "$conf" --help
+is "status -c FILE --help: status's help" "$rc $(echo "$out" | head -n 1)" "0 usage: spank-ebpf [-c FILE] status [--json] [--node=NAME] [--squeue=PATH]"
+invoke -c "$conf" status --squeue "$d/bin/squeue" --node -c --json
+like "--node -c: -c is the node's name, not an option" "$rc $(json 'd["node"]')" "^[0-9] -c$"
+invoke check-config -- -c
+is "after --, -c is an operand: check-config's file" "$rc $err" '1 spank-ebpf: check-config: cannot read "-c": No such file or directory'
+
 # --- root ---
 for c in status reconcile metrics; do
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" -c "$conf" $c 2>&1) && rc=0 || rc=$?

@@ -90,11 +90,11 @@ is "options before a command" "$(complete "$S" -)" "--config --help --version -V
 is "help COMMAND: the commands" "$(complete "$S" help c)" "check-config"
 
 # --- options, from each command's --help ---
-is "status's options" "$(complete "$S" status -)" "--help --json --node --squeue"
-is "reconcile's options" "$(complete "$S" reconcile --)" "--dry-run --help --node --squeue"
-is "metrics' options" "$(complete "$S" metrics --)" "--help --textfile"
-is "check-config's options" "$(complete "$S" check-config --)" "--help --sets"
-is "report's options" "$(complete "$S" -c "$d/plugstack.conf" report --)" "--cluster --help --json --peer --socket --squeue --summary"
+is "status's options, --config among them (taken after the command too)" "$(complete "$S" status -)" "--config --help --json --node --squeue"
+is "reconcile's options" "$(complete "$S" reconcile --)" "--config --dry-run --help --node --squeue"
+is "metrics' options" "$(complete "$S" metrics --)" "--config --help --textfile"
+is "check-config's options (it reads no plugin's line: no --config)" "$(complete "$S" check-config --)" "--help --sets"
+is "report's options" "$(complete "$S" -c "$d/plugstack.conf" report --)" "--cluster --config --help --json --peer --socket --squeue --summary"
 is "report --so" "$(complete "$S" report --so)" "--socket"
 is "--node NAME: nothing to offer" "$(complete "$S" status --node "")" ""
 
@@ -103,6 +103,8 @@ is "check-config: files" "$(complete "$S" check-config "$d/files/")" "$d/files/a
 is "a name with a blank and a star: one completion, as it is" "$(complete_lines "$S" check-config "$d/files/c")" "$d/files/c *.conf"
 is "check-config --sets: files" "$(complete "$S" check-config --sets "$d/files/b")" "$d/files/b.sets"
 is "-c FILE: files" "$(complete "$S" -c "$d/files/a")" "$d/files/a.conf"
+is "-c FILE after the command: files" "$(complete "$S" status -c "$d/files/a")" "$d/files/a.conf"
+is "--config=FILE after the command (split at = by bash): files" "$(complete "$S" status --config = "$d/files/a")" "$d/files/a.conf"
 is "report --socket PATH: files" "$(complete "$S" report --socket "$d/files/a")" "$d/files/a.conf"
 is "report --socket=PATH (split at = by bash): files" "$(complete "$S" report --socket = "$d/files/a")" "$d/files/a.conf"
 is "metrics --textfile DIR: directories only" "$(complete "$S" metrics --textfile "$d/files/")" "$d/files/sub"
@@ -112,6 +114,8 @@ is "admit SET: the sets of -c FILE's line" "$(complete "$S" -c "$d/plugstack.con
 is "exporter s" "$(complete "$S" -c "$d/plugstack.conf" exporter s)" "sched"
 is "--config=FILE (split at = by bash) names the line too" \
 	"$(complete "$S" --config = "$d/plugstack.conf" admit "")" "io net sched"
+is "-c FILE after the command names the line too" "$(complete "$S" admit -c "$d/plugstack.conf" "")" "io net sched"
+is "exporter --check -c FILE s: FILE's sets" "$(complete "$S" exporter --check -c "$d/plugstack.conf" s)" "sched"
 is "a line that cannot be read: no set names, no message" "$(complete "$S" -c "$d/none.conf" admit "")" ""
 is "as another user: the sets too (the files are readable)" \
 	"$(complete --as-nobody "$S" -c "$d/plugstack.conf" admit "")" "io net sched"
@@ -121,6 +125,9 @@ if [ "$(id -u)" -eq 0 ]; then
 	is "report as root: the jobs the state holds" "$(complete "$S" -c "$d/plugstack.conf" report "")" "5 7"
 	is "report 5" "$(complete "$S" -c "$d/plugstack.conf" report 5)" "5"
 	is "report --json JOBID" "$(complete "$S" -c "$d/plugstack.conf" report --json "")" "5 7"
+	is "report -c FILE JOBID: -c after the command" "$(complete "$S" report -c "$d/plugstack.conf" "")" "5 7"
+	is "summary JOBID: the operand of a usage that goes on over two lines" \
+		"$(complete "$S" -c "$d/plugstack.conf" summary "")" "5 7"
 	is "as another user: no job IDs, no message" \
 		"$(complete --as-nobody "$S" -c "$d/plugstack.conf" report "")" ""
 else

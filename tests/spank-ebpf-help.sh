@@ -1,7 +1,10 @@
 #!/bin/bash
 # spank-ebpf's help as an admin asks for it: `SUB --help`, `SUB -h` and
 # `help SUB` answer on stdout with exit 0 for every subcommand, an unknown
-# option names the subcommand and where --help is; and the drift check:
+# option names the subcommand and where --help is; every line of the help
+# and of the usage fits in 80 columns; --help lists the admin's commands
+# first, those Slurm, systemd and the timers run under their own headings
+# after them; and the drift check:
 # each subcommand's options in its --help and in spank-ebpf(8)'s SYNOPSIS
 # are the same set (the help comes from the options tables, the man page
 # is written by hand). Needs no root and no Slurm.
@@ -55,18 +58,52 @@ man_options() {
 		END { if (has) print opts }' | tr ' ' '\n' | sed '/^$/d; /^help$/d' | sort -u
 }
 
+# wide TEXT: its lines over 80 columns, numbered, or nothing.
+wide() {
+	printf '%s\n' "$1" | awk 'length($0) > 80 { print NR ": " length($0) " columns: " $0 }'
+}
+
 invoke --help
 is "--help: exit 0, nothing on stderr" "$rc:$err" "0:"
-commands=$(section_lines "$out" "Commands:" | awk '{ print $1 }')
-internal=$(section_lines "$out" "Run by Slurm, systemd and the plugin's timers, not by hand:" | awk '{ print $1 }')
-like "... lists the commands for admins" "$(echo $commands)" '^status reconcile metrics check-config report summary downgrade-prepare help'
-like "... and apart, those Slurm and systemd run" "$(echo $internal)" 'prolog epilog linger-end exporter admit'
+is "--help: no line over 80 columns" "$(wide "$out")" ""
+help=$out
+slurm_h="Run by Slurm, not by hand:"
+systemd_h="Run by systemd, from the units the packages install:"
+timers_h="Run by the plugin's timers:"
+# names HEADING: the commands listed under HEADING (a description's
+# continuation lines left out).
+names() {
+	section_lines "$help" "$1" | awk '/^  [a-z]/ { print $1 ($2 ~ /^--/ ? " " $2 : "") }'
+}
+commands=$(names "Commands:")
+by_slurm=$(names "$slurm_h")
+by_systemd=$(names "$systemd_h")
+by_timers=$(names "$timers_h")
+# The commands Slurm, systemd and the timers run, each once (report
+# --peer is report's form, report itself is the admin's).
+internal=$(printf '%s\n' "$by_slurm" "$by_systemd" "$by_timers" | grep -v ' ')
+is "... the admin's commands, in the order an admin needs them" "$(echo $commands)" \
+	'status report check-config metrics reconcile summary downgrade-prepare help'
+is "... then those Slurm runs" "$(echo $by_slurm)" 'prolog epilog epilog-slurmctld'
+is "... then those systemd runs, report's service among them" "$(echo $by_systemd)" 'exporter admit report --peer'
+is "... then the timers' own" "$(echo $by_timers)" 'linger-end'
+# The headings' order: after the usage, the admin's commands come first.
+is "... headings: the admin's commands first, then who runs the others" \
+	"$(printf '%s\n' "$help" | grep -E '^[A-Z][^ ]*( [^ ]+)*:$' | head -n 4 | tr '\n' '|')" \
+	"Commands:|$slurm_h|$systemd_h|$timers_h|"
+unlike "... no command Slurm, systemd or a timer runs among the admin's" \
+	"$(echo " $commands " | tr '\n' ' ')" " (prolog|epilog|epilog-slurmctld|exporter|admit|linger-end) "
+like "... every command in one list or another, once" \
+	"$(printf '%s\n' $commands $internal | sort | uniq -c | awk '$1 != 1' | wc -l) $(printf '%s\n' $commands $internal | wc -l)" '^0 14$'
 invoke help
 is "help: the same as --help" "$rc:$out" "0:$(env -i "$bin" --help)"
+invoke
+is "no command: its usage on stderr, no line over 80 columns" "$rc $(wide "$err")" "2 "
 
 for c in $commands $internal; do
 	invoke "$c" --help
 	is "$c --help: exit 0, nothing on stderr" "$rc:$err" "0:"
+	is "... no line over 80 columns" "$(wide "$out")" ""
 	like "... its usage on stdout" "$out" "^usage: spank-ebpf (\[-c FILE\] )?$c( |\$)"
 	like "... an Options: section with -h, --help" "$(section_lines "$out" "Options:")" '^  -h, --help'
 	help=$out

@@ -19,17 +19,10 @@
 int cmd_admit(struct cmd *cmd)
 {
 	static struct sets sets;
-	const char *vals[1], *pos[1];
+	const char *pos[1] = { cmd->operand };
 	char err[700];
-	int npos, rc, n;
+	int n;
 
-	rc = parse_options(cmd, vals, pos, 1, &npos);
-	if (rc)
-		return rc;
-	if (npos != 1 || !sets_valid_name(pos[0], strlen(pos[0])))
-		return usage_error(cmd, "which probe set?");
-	if (need_root(cmd) < 0 || load_config(cmd) < 0)
-		return EXIT_UNSURE;
 	log_to_stderr(false);
 	log_set_context("admit %s", pos[0]);
 	if (!cmd->cfg.sets[0]) {

@@ -92,16 +92,10 @@ const struct option_spec check_config_options[] = {
 
 int cmd_check_config(struct cmd *cmd)
 {
-	const char *vals[NOPTS] = { NULL }, *pos[1];
+	const char *pos[1] = { cmd->operand };
 	char err[700];
-	int npos, rc;
 
-	rc = parse_options(cmd, vals, pos, 1, &npos);
-	if (rc)
-		return rc;
-	if (npos != 1)
-		return usage_error(cmd, "which file? (FILE, or - for standard input)");
-	if (vals[OPT_SETS]) {
+	if (cmd->opt[OPT_SETS]) {
 		if (read_sets(pos[0], err, sizeof(err)) < 0 || check_configs(err, sizeof(err)) < 0) {
 			fprintf(stderr, "spank-ebpf: check-config: %s\n", err);
 			return EXIT_ANOMALY;

@@ -50,15 +50,10 @@ const struct option_spec downgrade_options[] = {
 
 int cmd_downgrade(struct cmd *cmd)
 {
-	const char *vals[NOPTS] = { NULL }, *pos[1];
+	const char **vals = cmd->opt;
 	struct downgrade_report rep;
-	int npos, rc;
+	int rc;
 
-	rc = parse_options(cmd, vals, pos, 0, &npos);
-	if (rc)
-		return rc;
-	if (need_root(cmd) < 0 || load_config(cmd) < 0)
-		return EXIT_UNSURE;
 	if (vals[OPT_SETS] && (vals[OPT_SETS][0] != '/' || strlen(vals[OPT_SETS]) >= sizeof(cmd->cfg.sets)))
 		return usage_error(cmd, "--sets needs an absolute path of at most %zu bytes",
 				   sizeof(cmd->cfg.sets) - 1);

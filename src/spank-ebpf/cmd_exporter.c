@@ -140,18 +140,11 @@ int cmd_exporter(struct cmd *cmd)
 	static struct sets sets;
 	static char dir[SETS_PATH_MAX + 20], names[sizeof(sets.set[0].configs) + 20];
 	struct utsname uts;
-	const char *vals[1] = { NULL }, *pos[1];
+	const char **vals = cmd->opt, *pos[1] = { cmd->operand };
 	char err[700];
 	char *argv[8];
-	int npos, rc, i, fd;
+	int i, fd;
 
-	rc = parse_options(cmd, vals, pos, 1, &npos);
-	if (rc)
-		return rc;
-	if (npos != 1)
-		return usage_error(cmd, "which probe set?");
-	if (load_config(cmd) < 0)
-		return EXIT_ANOMALY;
 	if (!cmd->cfg.sets[0]) {
 		fprintf(stderr, "spank-ebpf: exporter: the plugin's line in \"%s\" has no sets=: no probe set to run\n",
 			cmd->config_path);

@@ -18,16 +18,9 @@
 
 int cmd_hook(struct cmd *cmd)
 {
-	const char *vals[1], *pos[1];
 	enum hold_op op = strcmp(cmd->name, "prolog") ? HOLD_RELEASE : HOLD_ACQUIRE;
-	int npos, rc;
 
-	rc = parse_options(cmd, vals, pos, 0, &npos);
-	if (rc)
-		return rc;
 	log_to_stderr(true);
-	if (need_root(cmd) < 0)
-		return EXIT_OK; /* said why; never fail the job for the exporter */
 	if (load_config(cmd) < 0) {
 		log_msg(LOG_ERROR, "nothing done: the plugin's line in \"%s\" cannot be used",
 			cmd->config_path);

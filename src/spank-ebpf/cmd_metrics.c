@@ -202,16 +202,8 @@ const struct option_spec metrics_options[] = {
 
 int cmd_metrics(struct cmd *cmd)
 {
-	const char *vals[NOPTS] = { NULL }, *pos[1];
-	int npos, rc;
-
-	rc = parse_options(cmd, vals, pos, 0, &npos);
-	if (rc)
-		return rc;
-	if (need_root(cmd) < 0 || load_config(cmd) < 0)
-		return EXIT_UNSURE;
-	if (vals[OPT_TEXTFILE])
-		return write_textfile(cmd, vals[OPT_TEXTFILE]);
+	if (cmd->opt[OPT_TEXTFILE])
+		return write_textfile(cmd, cmd->opt[OPT_TEXTFILE]);
 	if (render(cmd, stdout) < 0)
 		return EXIT_UNSURE;
 	return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_ANOMALY;

@@ -17,18 +17,10 @@ const struct option_spec reconcile_options[] = {
 
 int cmd_reconcile(struct cmd *cmd)
 {
-	const char *vals[NOPTS] = { NULL }, *pos[1];
 	struct reconcile_report rep;
-	bool dry;
-	int npos, rc;
+	bool dry = cmd->opt[OPT_DRY_RUN] != NULL;
+	int rc;
 
-	rc = parse_options(cmd, vals, pos, 0, &npos);
-	if (rc)
-		return rc;
-	dry = vals[OPT_DRY_RUN] != NULL;
-	rc = prepare_slurm_command(cmd, vals[OPT_NODE], vals[OPT_SQUEUE]);
-	if (rc)
-		return rc;
 	log_to_stderr(!dry);
 
 	rc = reconcile_run(&cmd->cfg, &cmd->ask, dry, &rep);

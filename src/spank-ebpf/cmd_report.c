@@ -78,7 +78,8 @@ const struct option_spec report_options[] = {
 	[OPT_SUMMARY] = { "summary", NULL, "every node, from the job's summary in Slurm's accounting (stored at its end), not Prometheus", 0 },
 	[OPT_SQUEUE] = { "squeue", "PATH", "with --cluster: the squeue to ask (sacct beside it)", 0 },
 	[OPT_SOCKET] = { "socket", "PATH", "ask the report service listening at PATH", 0 },
-	[OPT_PEER] = { "peer", NULL, "serve one request on standard input (spank-ebpf-report@.service)", OPT_ALONE },
+	[OPT_PEER] = { "peer", NULL, "serve one request on stdin (spank-ebpf-report@.service)",
+		       OPT_ALONE | OPT_BY_SYSTEMD },
 	[NOPTS] = { NULL, NULL, NULL, 0 },
 };
 
@@ -104,21 +105,18 @@ static bool report_login_node(struct cmd *cmd)
 
 int cmd_report(struct cmd *cmd)
 {
-	const char *vals[NOPTS] = { NULL }, *pos[1];
+	const char **vals = cmd->opt, *pos[1] = { cmd->operand };
 	char *end;
 	unsigned long job;
-	int npos, rc;
+	int rc;
 
-	rc = parse_options(cmd, vals, pos, 1, &npos);
-	if (rc)
-		return rc;
 	if (vals[OPT_PEER]) {
-		if (npos || vals[OPT_JSON] || vals[OPT_SOCKET] || vals[OPT_CLUSTER] || vals[OPT_SQUEUE] ||
+		if (pos[0] || vals[OPT_JSON] || vals[OPT_SOCKET] || vals[OPT_CLUSTER] || vals[OPT_SQUEUE] ||
 		    vals[OPT_SUMMARY])
 			return usage_error(cmd, "--peer takes its request from the connection on standard input");
 		return report_peer_serve(cmd, report_job);
 	}
-	if (npos != 1)
+	if (!pos[0])
 		return usage_error(cmd, "which job?");
 	job = strtoul(pos[0], &end, 10);
 	if (*end || end == pos[0] || job == 0 || job > 0xfffffffdul)

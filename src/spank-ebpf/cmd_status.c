@@ -389,18 +389,10 @@ const struct option_spec status_options[] = {
 
 int cmd_status(struct cmd *cmd)
 {
-	const char *vals[NOPTS] = { NULL }, *pos[1];
 	struct report r;
-	int npos, rc;
 
-	rc = parse_options(cmd, vals, pos, 0, &npos);
-	if (rc)
-		return rc;
-	rc = prepare_slurm_command(cmd, vals[OPT_NODE], vals[OPT_SQUEUE]);
-	if (rc)
-		return rc;
 	gather(cmd, &r);
-	if (vals[OPT_JSON])
+	if (cmd->opt[OPT_JSON])
 		print_json(cmd, &r);
 	else
 		print_text(cmd, &r);

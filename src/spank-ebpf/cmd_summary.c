@@ -154,17 +154,14 @@ static int summary_store(struct cmd *cmd, unsigned long job, const char *tok, in
 int cmd_summary(struct cmd *cmd)
 {
 	static char tok[SUMMARY_TOKEN_MAX + 1];
-	const char *vals[NOPTS] = { NULL }, *pos[1] = { NULL };
+	const char **vals = cmd->opt, *pos[1] = { cmd->operand };
 	bool epilog = !strcmp(cmd->name, "epilog-slurmctld");
 	unsigned long job;
 	struct summary h;
-	int npos, rc, wait_s = SUMMARY_WAIT_S;
+	int wait_s = SUMMARY_WAIT_S;
 	long kept;
 	char *end;
 
-	rc = parse_options(cmd, vals, pos, epilog ? 0 : 1, &npos);
-	if (rc)
-		return rc;
 	if (epilog) {
 		const char *env = getenv("SLURM_JOB_ID");
 
@@ -172,8 +169,6 @@ int cmd_summary(struct cmd *cmd)
 		if (!env || *end || end == env)
 			job = 0;
 	} else {
-		if (npos != 1)
-			return usage_error(cmd, "which job?");
 		job = strtoul(pos[0], &end, 10);
 		if (*end || end == pos[0])
 			job = 0;

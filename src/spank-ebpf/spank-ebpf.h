@@ -28,20 +28,43 @@ struct option_spec {
 	unsigned flags;
 };
 #define OPT_ALONE 1u /* a form of its own: usage shows "SUB --name", no operands */
+#define OPT_BY_SYSTEMD 2u /* that form is run by a systemd unit: --help lists it there */
 
 struct cmd;
 
-/* A subcommand: a row of the command table in main.c. */
+/* A subcommand: a row of the command table in main.c, which says what it
+ * needs before its own work (the prologue in main.c: its options and
+ * operand parsed, root, the plugin's line loaded), so that the command's
+ * function starts with its own work. */
 struct command {
 	const char *name;
 	int (*run)(struct cmd *);
 	const struct option_spec *opts; /* ended by a row without a name */
-	const char *operands;           /* for usage: "JOBID", "FILE|-", NULL */
+	const char *operands;           /* for usage: "JOBID", "FILE|-"; NULL: takes none */
+	const char *which;              /* the operand is required: the usage error without it */
 	unsigned flags;
 	const char *what;               /* one line for --help */
 };
 #define CMD_CONFIG 1u   /* reads the plugin's line from -c FILE */
-#define CMD_INTERNAL 2u /* run by Slurm, systemd or a timer, not by hand */
+/* Who runs it, when not an admin by hand: --help lists it under them. */
+#define CMD_BY_SLURM 2u     /* Prolog=, Epilog=, EpilogSlurmctld= */
+#define CMD_BY_SYSTEMD 512u /* the units the packages install */
+#define CMD_BY_TIMER 1024u  /* the timers the plugin arms */
+#define CMD_INTERNAL (CMD_BY_SLURM | CMD_BY_SYSTEMD | CMD_BY_TIMER)
+#define CMD_ROOT 4u     /* must run as root: refused before its own work */
+#define CMD_LOAD 8u     /* the plugin's line loaded into cmd->cfg before its own work */
+#define CMD_SLURM 16u   /* asks Slurm: --node and --squeue applied, bounded by timeout= */
+/* Parses its arguments itself, and checks root after them (linger-end:
+ * plugstack's, as the plugin's timer passes them). */
+#define CMD_OWN_ARGS 32u
+/* When root or the plugin's line is missing: exit status 2 (cannot tell),
+ * unless one of these says otherwise. */
+#define CMD_FAIL_OK 64u       /* 0: a Prolog=/Epilog= must not fail the job */
+#define CMD_FAIL_ANOMALY 128u /* 1: the exporter's unit fails, saying why */
+#define CMD_SET_NAME 256u /* its operand is a set's name: "which" unless well-formed */
+
+/* The most rows an options table may have (struct cmd's opt[]). */
+#define CMD_OPTS_MAX 8
 
 struct cmd {
 	const char *name;
@@ -51,15 +74,16 @@ struct cmd {
 	struct slurm_ask ask;    /* --node, --squeue, SLURM_CONF */
 	int argc;                /* the subcommand's own arguments */
 	char **argv;
+	/* Parsed by the prologue from argv by the options table: opt[i] is
+	 * the value of the table's row i ("1" for a flag given, NULL when not
+	 * given); operand is the operand, NULL when none was given. */
+	const char *opt[CMD_OPTS_MAX];
+	const char *operand;
 };
 
 /* Reads the plugin's line from cmd->config_path into cmd->cfg; prints the
  * reason and returns -1 when it cannot. */
 int load_config(struct cmd *cmd);
-/* For the commands that ask Slurm (status, reconcile): applies --node and
- * --squeue (when not NULL), checks root, loads the configuration, bounds
- * the query by its timeout=. Returns 0, or the exit status to return. */
-int prepare_slurm_command(struct cmd *cmd, const char *node, const char *squeue);
 /* Prints an error and returns -1 unless running as root. */
 int need_root(const struct cmd *cmd);
 /* Prints "spank-ebpf: <cmd>: <message>", the command's usage lines (the

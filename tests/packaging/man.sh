@@ -65,10 +65,12 @@ cexit=$(section "$crender" "EXIT STATUS")
 cfiles=$(section "$crender" FILES)
 # Each probe-set command: in SYNOPSIS with its arguments, in COMMANDS as a
 # tag of its own, and in EXIT STATUS; each must also be one the program
-# knows (its usage text).
+# knows (its usage text: every form, as a usage error prints them, a form
+# that goes on over lines joined into one).
 cmd=${SPANK_EBPF_CMD:-$top_builddir/src/spank-ebpf/spank-ebpf}
 [ -x "$cmd" ] || missing "built $cmd (run make first)"
-usage=$("$cmd" --help 2>&1)
+usage=$(env -i "$cmd" 2>&1 | awk '/^        / { sub(/^ +/, ""); form = form " " $0; next }
+	{ if (NR > 1) print form; form = $0 } END { print form }')
 while IFS=';' read -r syn tag; do
 	like "spank-ebpf(8): the program knows \"$syn\"" "$usage" "spank-ebpf .*$(printf '%s' "$syn" | sed 's/[][]/\\&/g')"
 	like "spank-ebpf(8): SYNOPSIS has \"$syn\"" "$csyn" "spank-ebpf (\\[-c FILE\\] )?$(printf '%s' "$syn" | sed 's/[][|]/\\&/g')"
