@@ -59,7 +59,7 @@ invoke --help
 is "--help: exit 0, nothing on stderr" "$rc:$err" "0:"
 commands=$(section_lines "$out" "Commands:" | awk '{ print $1 }')
 internal=$(section_lines "$out" "Run by Slurm, systemd and the plugin's timers, not by hand:" | awk '{ print $1 }')
-like "... lists the commands for admins" "$(echo $commands)" '^status reconcile metrics check-config report summary downgrade-prepare help'
+like "... lists the commands for admins" "$(echo $commands)" '^status reconcile metrics check-config report summary help'
 like "... and apart, those Slurm and systemd run" "$(echo $internal)" 'prolog epilog linger-end exporter admit'
 invoke help
 is "help: the same as --help" "$rc:$out" "0:$(env -i "$bin" --help)"

@@ -38,8 +38,6 @@ static const struct command commands[] = {
 	  "a job's probe figures: on its node now, or on every node from Prometheus" },
 	{ "summary", cmd_summary, summary_options, "JOBID", CMD_CONFIG,
 	  "an ended job's figures from Prometheus, kept in its AdminComment" },
-	{ "downgrade-prepare", cmd_downgrade, downgrade_options, NULL, CMD_CONFIG,
-	  "before a downgrade to the release before probe sets: every hold in its form" },
 	{ "help", cmd_help, no_options, "[COMMAND]", 0,
 	  "this help, or a command's (as COMMAND --help)" },
 	{ "prolog", cmd_hook, no_options, NULL, CMD_CONFIG | CMD_INTERNAL,
