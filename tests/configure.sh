@@ -104,6 +104,28 @@ for m in libtool.m4 ltoptions.m4 ltsugar.m4 ltversion.m4 'lt~obsolete.m4'; do
 	ok_if "make dist carries m4/$m (Makefile.in's dist list)" grep -qF "m4/$m" "$srcdir/Makefile.in"
 done
 
+# No generated file is tracked: none beside its .in source (make writes
+# it with the configured paths), and make distclean deletes no file of the
+# repository (etc/ebpf_exporter.service and spank-ebpf-exporter@.service
+# once were both). Run where $srcdir is the top of a git work tree (not
+# in a tarball, nor in make distcheck's copy inside a work tree).
+if [ "$(git -C "$srcdir" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$srcdir" && pwd -P)" ]; then
+	tracked=$(git -C "$srcdir" ls-files)
+	beside=$(printf '%s\n' "$tracked" | sed -n 's/\.in$//p' | while IFS= read -r f; do
+		printf '%s\n' "$tracked" | grep -Fqx -- "$f" && printf '%s\n' "$f"
+	done)
+	is "no file tracked beside its .in source" "$beside" ""
+	run_configure "$work/dc.log" --with-slurm="$work/s2605"
+	(cd "$work/src" && make distclean) >"$work/distclean.log" 2>&1
+	ok_if "make distclean succeeds" test $? -eq 0
+	gone=$(printf '%s\n' "$tracked" | while IFS= read -r f; do
+		[ -e "$srcdir/$f" ] && [ ! -e "$work/src/$f" ] && printf '%s\n' "$f"
+	done)
+	is "... and deletes no tracked file" "$gone" ""
+else
+	skip_point "no generated file tracked: $srcdir is not the top of a git work tree"
+fi
+
 fake_slurm "$work/s2108" 0x150800
 run_configure "$work/2108.log" --with-slurm="$work/s2108"
 ok_if "Slurm 21.08: refused as too old" grep -q "21.08.0 is too old: 22.05 or later" "$work/2108.log"

@@ -611,6 +611,8 @@ is "exporter net, its address taken by a user: exit 1, saying by whom" "$rc $err
 run -c "$d/plugstack.conf" exporter --check net
 is "exporter --check net (root, before the unit's start): the same line" "$rc $err" \
 	"1 spank-ebpf: exporter: set net: cannot listen on 127.0.0.1:943: it is taken by $taken"
+# What the plugin logs from the unit's journal, each time below.
+said_taken="ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
 # The unit's start fails (its ExecStartPre, exporter --check, said the
 # line above): the plugin logs that line from the start's journal.
 echo fail >"$d/bin/behaviour"
@@ -627,7 +629,7 @@ chmod 0755 "$d/bin/journalctl"
 reset
 hook plugin prolog 9 "$OPT=net" SLURM_JOB_USER=alice
 like "the set's start fails: the plugin logs the taken-by line as what the unit said" "$(cat "$d/log")" \
-	"ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
+	"$said_taken"
 # journald may have systemd's own lines before the service's (it reads
 # those from the service's stream): the first two asks for the service's
 # lines (_SYSTEMD_INVOCATION_ID alone) find nothing yet, the whole
@@ -649,7 +651,7 @@ chmod 0755 "$d/bin/journalctl"
 reset
 hook plugin prolog 10 "$OPT=net" SLURM_JOB_USER=alice
 like "the service's line late in the journal: still the line the plugin logs" "$(cat "$d/log")" \
-	"ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
+	"$said_taken"
 is "... asked for three times" "$(cat "$d/bin/asks" 2>&1)" 3
 # Later still: a loaded node's journald had the service's line 1.5 s
 # after systemd's own (seen in a CI rehearsal beside the build checks);
@@ -669,7 +671,7 @@ chmod 0755 "$d/bin/journalctl"
 reset
 hook plugin prolog 11 "$OPT=net" SLURM_JOB_USER=alice
 like "the service's line 1.5 s late in the journal: still the line the plugin logs" "$(cat "$d/log")" \
-	"ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
+	"$said_taken"
 # Later than the plugin would poll: a CI run's journald (beside the build
 # checks) had not read the service's stream 3 s after systemd's own line.
 # journald writes what it has queued when asked to sync (journalctl
@@ -689,7 +691,7 @@ t0=$(date +%s%N)
 hook plugin prolog 12 "$OPT=net" SLURM_JOB_USER=alice
 t1=$(date +%s%N)
 like "the service's line queued in journald: the plugin asks it to sync, then logs the line" "$(cat "$d/log")" \
-	"ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
+	"$said_taken"
 ok_if "... without waiting for the poll's 3 s ($(((t1 - t0) / 1000000)) ms)" test $(((t1 - t0) / 1000000)) -lt 2500
 # journald takes a line's invocation from its sender's cgroup: a control
 # process that has exited by then leaves its lines without one (seen on
@@ -711,7 +713,7 @@ reset
 rm -f "$d/bin/asks"
 hook plugin prolog 13 "$OPT=net" SLURM_JOB_USER=alice
 like "the service's lines without their invocation: the unit's lines since its start give the taken-by line" "$(cat "$d/log")" \
-	"ebpf_exporter@net said: spank-ebpf: exporter: set net: cannot listen on 127\\.0\\.0\\.1:943: it is taken by uid $nobody_uid \\(nobody\\), pid $fake_pid \\(python3\\)$"
+	"$said_taken"
 rm -f "$d/bin/behaviour" "$d/bin/invocation" "$d/bin/inactive-exit" "$d/bin/journalctl" "$d/bin/asks" "$d/bin/first"
 reset
 hook program prolog 8 "$OPT=net" SLURM_JOB_USER=alice

@@ -83,7 +83,7 @@ by_timers=$(names "$timers_h")
 # --peer is report's form, report itself is the admin's).
 internal=$(printf '%s\n' "$by_slurm" "$by_systemd" "$by_timers" | grep -v ' ')
 is "... the admin's commands, in the order an admin needs them" "$(echo $commands)" \
-	'status report check-config metrics reconcile summary downgrade-prepare help'
+	'status report check-config metrics reconcile summary help'
 is "... then those Slurm runs" "$(echo $by_slurm)" 'prolog epilog epilog-slurmctld'
 is "... then those systemd runs, report's service among them" "$(echo $by_systemd)" 'exporter admit report --peer'
 is "... then the timers' own" "$(echo $by_timers)" 'linger-end'
@@ -94,7 +94,7 @@ is "... headings: the admin's commands first, then who runs the others" \
 unlike "... no command Slurm, systemd or a timer runs among the admin's" \
 	"$(echo " $commands " | tr '\n' ' ')" " (prolog|epilog|epilog-slurmctld|exporter|admit|linger-end) "
 like "... every command in one list or another, once" \
-	"$(printf '%s\n' $commands $internal | sort | uniq -c | awk '$1 != 1' | wc -l) $(printf '%s\n' $commands $internal | wc -l)" '^0 14$'
+	"$(printf '%s\n' $commands $internal | sort | uniq -c | awk '$1 != 1' | wc -l) $(printf '%s\n' $commands $internal | wc -l)" '^0 13$'
 invoke help
 is "help: the same as --help" "$rc:$out" "0:$(env -i "$bin" --help)"
 invoke

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "downgrade.h"
 #include "hold.h"
 #include "jobset.h"
 #include "linger.h"
@@ -175,14 +174,6 @@ int hold_acquire_as(const struct config *cfg, uint32_t job, const struct job_who
 	    (damaged = statefile_load(&sf, &set)) < 0)
 		goto out;
 	mask = request_mask(cfg, sets, &set, value, always);
-	/* Its sets were switched off for a downgrade that then did not
-	 * happen (or was undone): its filters and record are gone, so sets
-	 * now would show only part of it. */
-	if (mask && cfg->sets[0] && downgrade_switched_off(&sf, job)) {
-		log_msg(LOG_INFO, "its probe sets were switched off for a downgrade (%s%s): it runs without them",
-			cfg->state, DOWNGRADE_MARKER);
-		mask = 0;
-	}
 	if (mask == 0) {
 		rc = 0;
 		goto out;

@@ -161,6 +161,14 @@ static int64_t parse_decimal(const char *s, size_t len)
 	return v;
 }
 
+/* "spank_ebpf state N", N > 2: a form a newer release writes. */
+static bool newer_form(const char *s, size_t l)
+{
+	const size_t p = sizeof(JOBSET_FORM_PREFIX) - 1;
+
+	return l > p && !memcmp(s, JOBSET_FORM_PREFIX, p) && parse_decimal(s + p, l - p) > 2;
+}
+
 static void note(char *why, size_t whylen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -267,6 +275,13 @@ int jobset_parse(struct jobset *set, const char *buf, size_t len,
 		    !memcmp(s, JOBSET_V2_LINE, l)) {
 			v2 = true;
 			continue;
+		}
+		if (line == 1 && newer_form(s, l)) {
+			if (whybuf && whybuflen)
+				snprintf(whybuf, whybuflen,
+					 "line 1: \"%.*s\": a newer form than this release reads (1 and 2)",
+					 (int)l, s);
+			return 2;
 		}
 		if (v2) {
 			if (parse_v2_line(set, s, l, line, why, whylen) < 0)

@@ -26,6 +26,7 @@
 #define JOBSET_NAME_MAX 32
 #define JOBSET_LEGACY "-"             /* the unit= unit, without probe sets */
 #define JOBSET_V2_LINE "spank_ebpf state 2"
+#define JOBSET_FORM_PREFIX "spank_ebpf state " /* then the form's number */
 
 struct jobset {
 	uint32_t *ids;    /* ascending, no duplicates */
@@ -66,7 +67,9 @@ bool jobset_valid_id(uint64_t id);
 /* Parses the text form (either). Returns 0 when the text is exactly well
  * formed. Returns 1 when it is not: *set then holds every valid, distinct
  * job (ID and sets) found on lines 2.. (the salvage), and why[] says what
- * was wrong. Returns -1 only on ENOMEM. */
+ * was wrong. Returns 2 when line 1 names a form newer than 2 ("spank_ebpf
+ * state 3"): a newer release wrote it, nothing of it is read (*set is
+ * empty), why[] says so. Returns -1 only on ENOMEM. */
 int jobset_parse(struct jobset *set, const char *buf, size_t len,
 		 char *why, size_t whylen);
 

@@ -336,6 +336,14 @@ int statefile_load(struct statefile *sf, struct jobset *set)
 		log_msg(LOG_ERROR, "out of memory reading state file \"%s\"", sf->path);
 		return -1;
 	}
+	if (rc == 2) {
+		if (buf != small)
+			free(buf);
+		log_msg(LOG_ERROR,
+			"state file \"%s\" was written by a newer release of the plugin (%s): refusing it, left as it is; install that release again, or remove the file once no job holds the exporter",
+			sf->path, why);
+		return -1;
+	}
 	if (rc > 0 && sf->lockfd >= 0) {
 		keep_corrupt(sf, buf, len);
 		log_msg(LOG_ERROR,

@@ -61,7 +61,8 @@ int statefile_open_locked(struct statefile *sf, const char *path,
  * IDs it holds are returned. Returns 0, 1 when the file was damaged (the
  * caller should store the salvaged set), or -1 (logged) when the file is
  * unsafe to use (symlink, hard link, not a regular file, wrong owner or
- * mode) or cannot be read. */
+ * mode), cannot be read, or is of a newer form than this release reads
+ * (a downgrade under running jobs: refused, left as it is). */
 int statefile_load(struct statefile *sf, struct jobset *set);
 
 /* Atomically replaces the state. Returns 0, or -1 (logged) with the

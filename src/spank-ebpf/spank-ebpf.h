@@ -107,7 +107,6 @@ extern const struct option_spec check_config_options[];
 extern const struct option_spec linger_end_options[];
 extern const struct option_spec report_options[];
 extern const struct option_spec exporter_options[];
-extern const struct option_spec downgrade_options[];
 extern const struct option_spec summary_options[];
 extern const struct option_spec no_options[]; /* hook, admit, help */
 
@@ -121,7 +120,6 @@ int cmd_exporter(struct cmd *cmd); /* run by spank-ebpf-exporter@.service */
 int cmd_admit(struct cmd *cmd);    /* its ExecStartPost */
 int cmd_report(struct cmd *cmd);
 int cmd_summary(struct cmd *cmd); /* summary, and epilog-slurmctld (EpilogSlurmctld=) */
-int cmd_downgrade(struct cmd *cmd); /* downgrade-prepare, run by the packages' prerm */
 
 /* report's socket for users (spank-ebpf-report.socket; report_peer.c). */
 #define REPORT_SOCKET "/run/spank-ebpf-report.sock"

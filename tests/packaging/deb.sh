@@ -114,26 +114,12 @@ for p in "$base" "$compute" "$submit" ${probes_arch:+"$probes"}; do
 	if [ "$b" = slurm-spank-ebpf-compute ]; then
 		is "$b: maintainer scripts: postinst, prerm, postrm (the timer)" \
 			"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$' | tr '\n' ' ')" "postinst postrm prerm "
-	elif [ "$b" = slurm-spank-ebpf ]; then
-		is "$b: maintainer scripts: prerm alone (a downgrade's downgrade-prepare)" \
-			"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$' | tr '\n' ' ')" "prerm "
 	else
 		is "$b: no maintainer scripts (nothing restarts slurmd)" \
 			"$(cd "$tmp/ctl-$b" && ls | grep -Ev '^(control|md5sums|conffiles)$')" ""
 	fi
 	dpkg-deb -x "$p" "$tmp/root-$b"
 done
-# The base package's prerm: on "upgrade OLDER-VERSION" only, runs
-# downgrade-prepare bounded and fails (dpkg then keeps this version: the
-# older one has no prerm) if it fails, or while sets= is on the line.
-bp=$(cat "$tmp/ctl-slurm-spank-ebpf/prerm" 2>&1)
-like "base prerm: acts on upgrade only" "$bp" '^if \[ "\$1" = upgrade \] && '
-like "base prerm: ... to an older version" "$bp" '^	if \[ -n "\$ours" \] && dpkg --compare-versions "\$2" lt "\$ours"; then$'
-like "base prerm: runs downgrade-prepare under timeout" "$bp" '^		if ! timeout [0-9]+ spank-ebpf downgrade-prepare; then$'
-like "base prerm: refuses (exit 1) when it fails" "$bp" 'refusing the downgrade to \$2: spank-ebpf downgrade-prepare failed'
-like "base prerm: refuses while sets= is on the line" "$bp" 'refusing the downgrade to \$2 for now: the node is ready \(above\), but the plugin.s line in \$conf still has sets='
-unlike "base prerm: never names slurmd, never edits the conffile" "$bp" 'slurmd|sed -i|> *"?\$conf'
-ok_if "base prerm: sh -n" sh -n "$tmp/ctl-slurm-spank-ebpf/prerm"
 like "compute: Suggests prometheus-node-exporter" "$(deb_field "$compute" Suggests)" '(^|, )prometheus-node-exporter(,|$)'
 is "compute: no Recommends (node_exporter is not wanted by default)" "$(deb_field "$compute" Recommends)" ""
 

@@ -306,6 +306,7 @@ owned by uid %u, not uid %u|owned by uid 1000, not uid 0
 writable by group or others (mode %04o)|writable by group or others (mode 0666)
 it has %lu hard links|it has 2 hard links
 is damaged (%s); kept as \"%s.corrupt\", continuing with the %zu valid job IDs it holds|is damaged (...); kept as "/run/ebpf_exporter.refcount.corrupt", continuing with the 3 valid job IDs it holds
+was written by a newer release of the plugin (%s): refusing it, left as it is|was written by a newer release of the plugin (line 1: "spank_ebpf state 3": a newer form than this release reads (1 and 2)): refusing it, left as it is
 gave up waiting %u s for the lock on \"%s.lock\"|gave up waiting 30 s for the lock on "/run/ebpf_exporter.refcount.lock"
 probe sets: %s (template %s)|slurmd: probe sets: io, sched, net (template spank-ebpf-exporter@.service)
 jobs asking for probe sets run without them until it is fixed|jobs asking for probe sets run without them until it is fixed

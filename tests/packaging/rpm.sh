@@ -1,12 +1,11 @@
 #!/bin/bash
 # `make rpm` on this (Debian) machine, --nodeps since Debian's rpm database
 # cannot see the build dependencies: rpmlint without errors, the file
-# lists, %config flags, links, scriptlets and triggers and dependency
+# lists, %config flags, links, scriptlets, no triggers and dependency
 # fields of the four packages, their content unpacked with rpm2cpio, the
 # guard on the Slurm release, and (as root) install, upgrade and erase in
 # a scratch rpm root: one declaration, edits kept, no declaration after
-# erase; then, in a scratch root with a shell, the base package's
-# downgrade trigger run by rpm against a stand-in spank-ebpf.
+# erase.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/packaging/pkglib.sh"
 
@@ -83,8 +82,6 @@ lrwxrwxrwx - /etc/slurm/plugstack.conf.d/spank_ebpf.conf -> ../spank_ebpf.conf
 -rwxr-xr-x - $libdir/slurm/spank_ebpf.so
 -rwxr-xr-x - /usr/sbin/spank-ebpf
 -rw-r--r-- - /usr/share/bash-completion/completions/spank-ebpf
-drwxr-xr-x - /usr/share/slurm-spank-ebpf
--rw-r--r-- - /usr/share/slurm-spank-ebpf/rpm-release
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/NEWS
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/OPERATING.md
 -rw-r--r-- d /usr/share/doc/slurm-spank-ebpf/README.md
@@ -145,31 +142,16 @@ like "compute %post: starts it on install where systemd runs" "$cs" '^ +systemct
 like "compute %preun: stops and disables it on erase" "$cs" 'disable --now spank-ebpf-reconcile\.timer|remove-system-units spank-ebpf-reconcile\.timer'
 like "compute %post: presets and starts report's socket too" "$cs" '(preset|install-system-units).* spank-ebpf-report\.socket'
 like "compute %preun: stops and disables it on erase" "$cs" '(disable --now|remove-system-units).* spank-ebpf-report\.socket'
-for p in compute submit probes; do
+for p in base compute submit probes; do
 	is "$p: no triggers" "$(q --triggers "${!p}")$(q --filetriggers "${!p}")" ""
 done
-# The base package's downgrade trigger (run for real below, as root).
-bt=$(q --triggers "$base")
-like "base: a triggerprein on an older version of itself" "$bt" "^triggerprein scriptlet \\(using /bin/sh\\) -- slurm-spank-ebpf < $VR\$"
-is "base: that trigger alone, no file trigger" "$(printf '%s\n' "$bt" | grep -c 'scriptlet')$(q --filetriggers "$base")" 1
-like "base trigger: acts only when the build on disk is this one" "$bt" "^\\[ \"\\\$ondisk\" = slurm-spank-ebpf-$VR \\] "
-like "base trigger: runs downgrade-prepare under timeout" "$bt" '^if ! timeout [0-9]+ /usr/sbin/spank-ebpf downgrade-prepare; then$'
-like "base trigger: says sets= is still on the line" "$bt" 'still has sets=.*Remove sets= now'
-unlike "base trigger: never names slurmd, never edits the conffile" "$bt" 'slurmd|sed -i|> *"?\$conf'
-printf '%s\n' "$bt" | sed '1d' >"$tmp/trigger.sh"
-ok_if "base trigger: sh -n" sh -n "$tmp/trigger.sh"
-ok_if "base: the build on disk is $VR (rpm-release)" test "$(rpm2cpio "$base" | cpio -i --quiet --to-stdout ./usr/share/slurm-spank-ebpf/rpm-release)" = "slurm-spank-ebpf-$VR"
 for p in base compute submit probes; do
 	unlike "$p: no Conflicts/Obsoletes" "$(q --conflicts "${!p}")$(q --obsoletes "${!p}")" .
 done
 rich() { echo "(($1 >= $SLURM_MAJMIN with $1 < $SLURM_NEXT) or ($1-ohpc >= $SLURM_MAJMIN with $1-ohpc < $SLURM_NEXT))"; }
 reqs() { q --requires "$1" | grep -Ev '^(rpmlib\(|lib[a-z0-9_]+\.so|rtld\(|config\()' | sort -u; }
-is "base Requires: Slurm $SLURM_MAJMIN (SchedMD/Fedora/EPEL or OpenHPC) (and /bin/sh for its trigger)" \
-	"$(reqs "$base")" "$(sort <<EOF
-/bin/sh
-$(rich slurm)
-EOF
-)"
+is "base Requires: Slurm $SLURM_MAJMIN (SchedMD/Fedora/EPEL or OpenHPC)" \
+	"$(reqs "$base")" "$(rich slurm)"
 like "base: libc found automatically, libslurm not needed" "$(q --requires "$base")" '^libc\.so\.6'
 unlike "base: does not need libslurm" "$(q --requires "$base")" 'libslurm'
 is "compute Requires: base, slurmd $SLURM_MAJMIN, systemd (and /bin/sh for its scriptlets)" "$(reqs "$compute")" "$(sort <<EOF
@@ -279,89 +261,5 @@ rm -f "$root/etc/slurm/spank_ebpf.conf.rpmsave"
 pk_ok "install again, unedited" rin -i "$base" "$submit"
 pk_ok "erase" rer slurm-spank-ebpf-submit slurm-spank-ebpf
 is "an unedited drop-in leaves nothing behind" "$(cd "$root" && find etc usr ! -type d 2>/dev/null)" ""
-
-# --- the downgrade trigger, run by rpm (root only) ---------------------------------------------
-# A root with just what the trigger runs (sh, timeout, grep and their
-# libraries), the base package installed WITH scripts, its spank-ebpf
-# replaced by a stand-in that records its call and whether the older
-# package's file had landed yet, and exits as $sroot/exit says. The "older
-# release" is the same name and version, Release 0, noarch, one file.
-sroot=$tmp/shroot
-mkdir -p "$sroot/dev" "$sroot/etc/slurm/plugstack.conf.d"
-for b in /bin/sh "$(command -v timeout)" "$(command -v grep)"; do
-	cp --parents -L "$b" "$sroot"
-	for l in $(ldd "$b" | grep -o '/[^ ]*'); do cp --parents -L "$l" "$sroot"; done
-done
-mknod -m 666 "$sroot/dev/null" c 1 3
-mkdir -p "$tmp/older/SPECS"
-cat >"$tmp/older/SPECS/older.spec" <<EOF
-Name: slurm-spank-ebpf
-Version: $VERSION
-Release: 0
-Summary: stand-in for an older release
-License: GPL-2.0-or-later
-BuildArch: noarch
-%description
-A throwaway build of rpm.sh.
-%install
-mkdir -p %{buildroot}/usr/share/older-landed
-touch %{buildroot}/usr/share/older-landed/yes
-%files
-/usr/share/older-landed/yes
-EOF
-pk_ok "build the older release (Release 0, one file)" rpmbuild -bb --nodeps \
-	--define "_topdir $tmp/older" "$tmp/older/SPECS/older.spec"
-older=$(ls "$tmp"/older/RPMS/noarch/slurm-spank-ebpf-"$VERSION"-0.noarch.rpm 2>/dev/null)
-srin() { rpm --root "$sroot" --nodeps --nosignature $force "$@"; }
-# stand_in STATUS: a spank-ebpf that records its call and exits STATUS.
-stand_in() {
-	cat >"$sroot/usr/sbin/spank-ebpf" <<EOF
-#!/bin/sh
-if [ -e /usr/share/older-landed/yes ]; then l=landed; else l=not-landed; fi
-echo "\$* \$l" >>/called
-echo "stand-in: downgrade-prepare said its piece"
-exit $1
-EOF
-	chmod 755 "$sroot/usr/sbin/spank-ebpf"
-	rm -f "$sroot/called"
-}
-# down: rpm -U --oldpackage the older release; output in $out, status in $rc.
-down() { out=$(srin -U --oldpackage "$older" 2>&1); rc=$?; }
-installed() { rpm --root "$sroot" -q --qf '%{VERSION}-%{RELEASE}' slurm-spank-ebpf; }
-pk_ok "rpm --initdb (root with a shell)" rpm --root "$sroot" --initdb
-pk_ok "install the base package with its scripts" srin -i "$base"
-line=$(active_lines "$sroot/etc/slurm/plugstack.conf.d/spank_ebpf.conf")
-
-# rpm cannot be stopped by a trigger: a failed downgrade-prepare is said.
-stand_in 1
-down
-is "a failed downgrade-prepare: called once, before the older files landed" "$(cat "$sroot/called" 2>&1)" "downgrade-prepare not-landed"
-like "... its failure is said, and what to do" "$out" 'downgrade-prepare failed \(above\), and rpm goes on with the downgrade .*install '"$VR"' again'
-like "... with what downgrade-prepare printed" "$out" '^stand-in: downgrade-prepare said its piece$'
-is "... rpm goes on all the same (a trigger cannot fail an install)" "$rc $(installed)" "0 $VERSION-0"
-
-# An upgrade runs the incoming package's own trigger against the older
-# build on disk: it must do nothing.
-stand_in 1
-pk_ok "upgrade from the older release, with scripts" srin -U "$base"
-ok_if "... downgrade-prepare not called" test ! -e "$sroot/called"
-is "... upgraded" "$(installed)" "$VR"
-
-stand_in 0
-sed -i '/^[[:space:]]*optional[[:space:]]/s/$/ sets=\/etc\/slurm\/spank_ebpf_sets.conf/' "$sroot/etc/slurm/spank_ebpf.conf"
-down
-is "sets= on the line: downgrade-prepare called before the older files landed" "$(cat "$sroot/called" 2>&1)" "downgrade-prepare not-landed"
-like "... and the line's sets= said: remove it" "$out" "still has sets=.*Remove sets= now"
-like "... as a failed trigger" "$out" 'triggerprein.*scriptlet failed, exit status 1'
-pk_ok "upgrade again" srin -U "$base"
-# rpm kept the edited drop-in as .rpmsave at the downgrade's erase: back to the shipped line.
-rm -f "$sroot/etc/slurm/spank_ebpf.conf.rpmsave"
-is "the shipped line again, no sets=" "$(active_lines "$sroot/etc/slurm/plugstack.conf.d/spank_ebpf.conf")" "$line"
-
-stand_in 0
-down
-is "ready node, no sets=: downgrade-prepare called before the older files landed" "$(cat "$sroot/called" 2>&1)" "downgrade-prepare not-landed"
-unlike "... nothing said, no failed trigger" "$out" 'slurm-spank-ebpf:|scriptlet failed'
-is "... the older release installed" "$rc $(installed)" "0 $VERSION-0"
 
 done_testing

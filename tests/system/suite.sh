@@ -20,11 +20,11 @@ system_suite() {
 	# of the probes' capacity (spank-io built for 4 jobs: half a
 	# minute) there too. The upgrade from the
 	# release before probe sets on the oldest Slurm (its packages built
-	# for it too: two more minutes), and the downgrade back to it.
+	# for it too: two more minutes).
 	# Slurm's accounting (slurmdbd on MariaDB) once, on the oldest
 	# Slurm, turned off again after its scenario: the others run, as
 	# before, on squeue alone.
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share dbd jm_summary jm_sched upgrade downgrade" ;;
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share dbd jm_summary jm_sched upgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's

@@ -334,6 +334,24 @@ static void test_cgroup_memo(void)
 	ok(rmdir(slice) == 0, "memo: the test's cgroup tree is gone again");
 }
 
+/* A state of a newer form: no hold taken or dropped, nothing started or
+ * stopped, the file kept for the release that wrote it. */
+static void test_newer_state_refused(void)
+{
+	static const char text[] = "spank_ebpf state 3\n55 io\n";
+	char *log;
+
+	fresh("ok");
+	tu_write(cfg.state, text, sizeof(text) - 1);
+	ok(update(56, HOLD_ACQUIRE) < 0 && update(55, HOLD_RELEASE) < 0,
+	   "newer state: prolog and epilog refused");
+	ok(tu_logged("was written by a newer release of the plugin"), "... in words");
+	ok(tu_state_is(&cfg, text), "... the file left as it is");
+	log = tu_double_log(dir);
+	ok(!strcmp(log, ""), "... and systemctl not called");
+	free(log);
+}
+
 /* A damaged file is salvaged, then used. */
 static void test_damaged_state_salvaged(void)
 {
@@ -421,6 +439,7 @@ int main(void)
 	test_cgroup_tree_gone();
 	test_cgroup_memo();
 	test_damaged_state_salvaged();
+	test_newer_state_refused();
 	test_start_background();
 	test_damaged_state_not_wedged();
 	return tap_done();

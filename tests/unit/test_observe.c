@@ -56,7 +56,8 @@ static int map_create(uint32_t type, const char *name, uint32_t key, uint32_t va
 	a.key_size = key;
 	a.value_size = value;
 	a.max_entries = 64;
-	snprintf(a.map_name, sizeof(a.map_name), "%s", name);
+	/* As the loader does: the name's first 15 bytes. */
+	snprintf(a.map_name, sizeof(a.map_name), "%.*s", (int)sizeof(a.map_name) - 1, name);
 	return (int)syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
 }
 
@@ -70,12 +71,20 @@ static int config_maps(const char *metric, uint32_t jobs_key)
 	return map_create(BPF_MAP_TYPE_HASH, metric, sizeof(struct metric_key), 8) < 0 ? -1 : 0;
 }
 
-/* The stand-in exporter of a set: nconfigs config objects' maps (the
- * jobs map's key jobs_key bytes), then it waits to be killed. */
-static pid_t exporter(int nconfigs, uint32_t jobs_key)
+static void stop_exporter(pid_t pid)
 {
-	static const char *const metrics[] = { "spank_io_latency", "spank_net_tcp_r" };
-	int p[2], i;
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* A stand-in exporter: a child that makes its maps (make(arg) returns 0
+ * when it made them all), says so, then waits to be killed. Its pid, or
+ * -1 when it could not make them. */
+static pid_t stand_in(int (*make)(const void *arg), const void *arg)
+{
+	int p[2];
 	char c = 'n';
 	pid_t pid;
 
@@ -83,10 +92,7 @@ static pid_t exporter(int nconfigs, uint32_t jobs_key)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		for (i = 0; i < nconfigs; i++)
-			if (config_maps(metrics[i % 2], jobs_key) < 0)
-				break;
-		c = i == nconfigs ? 'y' : 'n';
+		c = make(arg) == 0 ? 'y' : 'n';
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
 		for (;;)
@@ -94,22 +100,37 @@ static pid_t exporter(int nconfigs, uint32_t jobs_key)
 	}
 	close(p[1]);
 	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
-		if (pid > 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-		}
+		stop_exporter(pid);
 		pid = -1;
 	}
 	close(p[0]);
 	return pid;
 }
 
-static void stop_exporter(pid_t pid)
+/* The stand-in exporter of a set: nconfigs config objects' maps (the
+ * jobs map's key jobs_key bytes). */
+struct set_maps {
+	int nconfigs;
+	uint32_t jobs_key;
+};
+
+static int make_set_maps(const void *arg)
 {
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	static const char *const metrics[] = { "spank_io_latency", "spank_net_tcp_r" };
+	const struct set_maps *a = arg;
+	int i;
+
+	for (i = 0; i < a->nconfigs; i++)
+		if (config_maps(metrics[i % 2], a->jobs_key) < 0)
+			return -1;
+	return 0;
+}
+
+static pid_t exporter(int nconfigs, uint32_t jobs_key)
+{
+	const struct set_maps a = { nconfigs, jobs_key };
+
+	return stand_in(make_set_maps, &a);
 }
 
 /* Puts pid in the cgroup systemd would give the set's unit (or empties
@@ -177,20 +198,29 @@ static uint64_t generation(pid_t pid, int nth)
 	return g;
 }
 
+/* An entry of the stand-in's map called name (or its first 15 bytes, as
+ * the kernel keeps a map's name): put (1) with value v, or 1 when it is
+ * there (0); -1 without such a map. */
+static int map_entry(pid_t pid, const char *name, const void *key, uint64_t v, int put)
+{
+	char kept[BPF_OBJ_NAME_LEN];
+	struct bpfmap m;
+	int rc;
+
+	snprintf(kept, sizeof(kept), "%s", name);
+	if (held_map(pid, name, 0, &m) < 0 && held_map(pid, kept, 0, &m) < 0)
+		return -1;
+	rc = put ? bpfmap_update(&m, key, &v) : bpfmap_lookup(&m, key, &v) == 0;
+	bpfmap_close(&m);
+	return rc;
+}
+
 /* A series of job in the stand-in's first metric map. */
 static int series(pid_t pid, uint32_t job, int put)
 {
 	struct metric_key k = { .job = job, .op = 1, .bucket = 3 };
-	uint64_t v = 5;
-	struct bpfmap m;
-	int rc;
 
-	if (held_map(pid, "spank_io_latency", 0, &m) < 0 &&
-	    held_map(pid, "spank_io_latenc", 0, &m) < 0)
-		return -1;
-	rc = put ? bpfmap_update(&m, &k, &v) : bpfmap_lookup(&m, &k, &v) == 0;
-	bpfmap_close(&m);
-	return rc;
+	return map_entry(pid, "spank_io_latency", &k, 5, put);
 }
 
 static char *textfile_text(void)
@@ -229,6 +259,16 @@ static void fresh(const char *text)
 	chmod(sets_path, 0644);
 	tu_double_set(dir, "ok");
 	tu_clear_logs();
+}
+
+/* fresh() with io's linger 0: the epilog prunes at once. */
+static void fresh_no_linger(void)
+{
+	char text[sizeof(sets_text)];
+
+	snprintf(text, sizeof(text), "%s", sets_text);
+	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
+	fresh(text);
 }
 
 /* A job asking io is admitted under both of its cgroup names, for the io
@@ -325,12 +365,10 @@ static void test_leave_keeps_series_for_linger(pid_t io)
  * series out; another job's series stay. */
 static void test_prune_without_linger(pid_t io)
 {
-	char text[sizeof(sets_text)], *t;
 	struct stat before, after;
+	char *t;
 
-	snprintf(text, sizeof(text), "%s", sets_text);
-	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
-	fresh(text);
+	fresh_no_linger();
 	in_unit("io", io);
 	acquire(13, "io", "frank", NULL);
 	acquire(14, "io", "grace", NULL);
@@ -430,48 +468,22 @@ static void test_prune_ends_dropped_jobs(void)
 /* The stand-in exporter of spank-net as built: its metric map
  * spank_net_tcp_retransmits_total is keyed by the job ID alone (4 bytes,
  * as spank-oom's is), the prefix's whole length. */
-static pid_t exporter_job_keyed(void)
+static int make_job_keyed(const void *arg)
 {
-	int p[2];
-	char c = 'n';
-	pid_t pid;
-
-	if (pipe(p) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		if (map_create(BPF_MAP_TYPE_HASH, SPANK_JOBS_MAP, sizeof(struct spank_job_key),
-			       sizeof(struct spank_job_val)) >= 0 &&
-		    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) >= 0 &&
-		    map_create(BPF_MAP_TYPE_HASH, "spank_net_tcp_r", sizeof(uint32_t), 8) >= 0)
-			c = 'y';
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
-		stop_exporter(pid);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
+	(void)arg;
+	if (map_create(BPF_MAP_TYPE_HASH, SPANK_JOBS_MAP, sizeof(struct spank_job_key),
+		       sizeof(struct spank_job_val)) >= 0 &&
+	    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) >= 0 &&
+	    map_create(BPF_MAP_TYPE_HASH, "spank_net_tcp_r", sizeof(uint32_t), 8) >= 0)
+		return 0;
+	return -1;
 }
 
 /* A series of job in a metric map keyed by the job ID alone: put (1),
  * or 1 when it is there (0). */
 static int series_job_keyed(pid_t pid, uint32_t job, int put)
 {
-	uint64_t v = 3;
-	struct bpfmap m;
-	int rc;
-
-	if (held_map(pid, "spank_net_tcp_r", 0, &m) < 0)
-		return -1;
-	rc = put ? bpfmap_update(&m, &job, &v) : bpfmap_lookup(&m, &job, &v) == 0;
-	bpfmap_close(&m);
-	return rc;
+	return map_entry(pid, "spank_net_tcp_r", &job, 3, put);
 }
 
 /* An ended job's series leave a metric map whose key is its ID and
@@ -479,11 +491,7 @@ static int series_job_keyed(pid_t pid, uint32_t job, int put)
  * is the whole key. */
 static void test_prune_job_keyed_series(pid_t net)
 {
-	char text[sizeof(sets_text)];
-
-	snprintf(text, sizeof(text), "%s", sets_text);
-	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
-	fresh(text);
+	fresh_no_linger();
 	in_unit("io", net);
 	acquire(20, "io", "ken", NULL);
 	acquire(21, "io", "lena", NULL);
@@ -499,57 +507,28 @@ static void test_prune_job_keyed_series(pid_t net)
 
 /* The stand-in exporter of spank-io with its drop counter
  * (spank_io_dropped_total: keys {map, reason}, no job ID first). */
-static pid_t exporter_with_drops(void)
+static int make_with_drops(const void *arg)
 {
-	int p[2];
-	char c = 'n';
-	pid_t pid;
-
-	if (pipe(p) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		if (config_maps("spank_io_latency", sizeof(struct spank_job_key)) == 0 &&
-		    map_create(BPF_MAP_TYPE_HASH, SPANK_IO_DROPPED, sizeof(struct spank_dropped_key), 8) >= 0)
-			c = 'y';
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
-		stop_exporter(pid);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
+	(void)arg;
+	if (config_maps("spank_io_latency", sizeof(struct spank_job_key)) == 0 &&
+	    map_create(BPF_MAP_TYPE_HASH, SPANK_IO_DROPPED, sizeof(struct spank_dropped_key), 8) >= 0)
+		return 0;
+	return -1;
 }
 
 /* The drop counter {map 1, reason full}: put (1), or 1 when it is there. */
 static int drop_counted(pid_t pid, int put)
 {
 	struct spank_dropped_key k = { .map = 1, .reason = SPANK_DROP_FULL };
-	uint64_t v = 7;
-	struct bpfmap m;
-	int rc;
 
-	if (held_map(pid, "spank_io_droppe", 0, &m) < 0)
-		return -1;
-	rc = put ? bpfmap_update(&m, &k, &v) : bpfmap_lookup(&m, &k, &v) == 0;
-	bpfmap_close(&m);
-	return rc;
+	return map_entry(pid, "spank_io_droppe", &k, 7, put);
 }
 
 /* A drop counter is the config's, not a job's: job 1 ending takes its
  * own series, not the counter whose key begins with map 1. */
 static void test_prune_leaves_drop_counter(pid_t drops)
 {
-	char text[sizeof(sets_text)];
-
-	snprintf(text, sizeof(text), "%s", sets_text);
-	memcpy(strstr(text, "linger = 30"), "linger = 0 ", 11);
-	fresh(text);
+	fresh_no_linger();
 	in_unit("io", drops);
 	acquire(1, "io", "olga", NULL);
 	ok(drop_counted(drops, 1) == 0, "a drop of map 1 counted");
@@ -562,38 +541,21 @@ static void test_prune_leaves_drop_counter(pid_t drops)
 
 /* The stand-in exporter of spank-io built for 4 jobs (make probes-tiny):
  * its spank_jobs holds 8 names. */
-static pid_t exporter_tiny(void)
+static int make_tiny(const void *arg)
 {
 	union bpf_attr a;
-	int p[2];
-	char c = 'n';
-	pid_t pid;
 
-	if (pipe(p) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		memset(&a, 0, sizeof(a));
-		a.map_type = BPF_MAP_TYPE_HASH;
-		a.key_size = sizeof(struct spank_job_key);
-		a.value_size = sizeof(struct spank_job_val);
-		a.max_entries = 2 * 4;
-		snprintf(a.map_name, sizeof(a.map_name), "%s", SPANK_JOBS_MAP);
-		if (syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a)) >= 0 &&
-		    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) >= 0)
-			c = 'y';
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
-		stop_exporter(pid);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
+	(void)arg;
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_HASH;
+	a.key_size = sizeof(struct spank_job_key);
+	a.value_size = sizeof(struct spank_job_val);
+	a.max_entries = 2 * 4;
+	snprintf(a.map_name, sizeof(a.map_name), "%s", SPANK_JOBS_MAP);
+	if (syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a)) >= 0 &&
+	    map_create(BPF_MAP_TYPE_ARRAY, SPANK_JOBS_GEN_MAP, 4, 8) >= 0)
+		return 0;
+	return -1;
 }
 
 static int acquire_uid(uint32_t job, const char *user, const char *uid)
@@ -1044,9 +1006,9 @@ int main(void)
 	io = exporter(1, sizeof(struct spank_job_key));
 	two = exporter(2, sizeof(struct spank_job_key));
 	odd = exporter(1, 32);
-	net = exporter_job_keyed();
-	drops = exporter_with_drops();
-	tiny = exporter_tiny();
+	net = stand_in(make_job_keyed, NULL);
+	drops = stand_in(make_with_drops, NULL);
+	tiny = stand_in(make_tiny, NULL);
 	if (io < 0 || two < 0 || odd < 0 || net < 0 || drops < 0 || tiny < 0) {
 		tap_skip("cannot create BPF maps here (needs root and bpf(2))");
 	} else {

@@ -136,6 +136,29 @@ static void test_damaged_file_salvaged(void)
 	jobset_free(&set);
 }
 
+/* A state of a newer form (a downgrade under running jobs): refused in
+ * words, left as it is, no .corrupt copy; the lock-free peek finds no job. */
+static void test_newer_form_refused(void)
+{
+	static const char text[] = "spank_ebpf state 3\n7 io\n";
+	struct jobset set;
+	char p[700], *s;
+
+	reset();
+	jobset_init(&set);
+	tu_write(path, text, sizeof(text) - 1);
+	ok(load_state(&set) == -1 && set.n == 0, "newer form: refused");
+	ok(tu_logged("was written by a newer release of the plugin (line 1: \"spank_ebpf state 3\": a newer form than this release reads (1 and 2)): refusing it, left as it is"),
+	   "... saying which form and what to do");
+	s = tu_slurp(path);
+	ok(s && !strcmp(s, text), "... the file left as it is");
+	free(s);
+	snprintf(p, sizeof(p), "%s.corrupt", path);
+	ok(access(p, F_OK) < 0, "... no .corrupt copy: it is not damaged");
+	ok(statefile_peek(path, 7) == 0, "... the lock-free peek finds no job in it");
+	jobset_free(&set);
+}
+
 /* Refusals: the file is never followed or trusted. */
 static void test_symlink_refused(void)
 {
@@ -392,6 +415,7 @@ int main(void)
 	test_peek_large_state();
 	test_stale_tmp_replaced();
 	test_damaged_file_salvaged();
+	test_newer_form_refused();
 	test_symlink_refused();
 	test_hard_link_refused();
 	test_world_writable_file_refused();
