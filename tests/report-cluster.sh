@@ -44,6 +44,7 @@ case " \$* " in
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=13 "*) echo "13|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
 exit 0
@@ -111,6 +112,20 @@ S7 = {
         ({"instance": "n2:941", "operation": "read", "le": "0.002"}, 10),
         ({"instance": "n2:941", "operation": "read", "le": "+Inf"}, 10)],
 }
+# Job 13: run-queue buckets whose bounds differ by node: n1's other_jobs
+# has 0.002, n2's outside_jobs not. The whole job's p99 falls between
+# 0.002 and 0.004: its summary must keep 0.002, though neither class's
+# own quantiles read it.
+S13 = {
+    "ebpf_exporter_spank_sched_runq_latency_seconds_bucket": [
+        ({"instance": "n1:942", "behind": "other_jobs", "le": le}, v)
+        for le, v in (("0.001", 10), ("0.002", 10), ("0.004", 10), ("+Inf", 10))] + [
+        ({"instance": "n2:942", "behind": "outside_jobs", "le": le}, v)
+        for le, v in (("0.001", 0), ("0.004", 10), ("+Inf", 10))],
+    "ebpf_exporter_spank_sched_runq_latency_seconds_sum": [
+        ({"instance": "n1:942", "behind": "other_jobs"}, 0.009),
+        ({"instance": "n2:942", "behind": "outside_jobs"}, 0.001)],
+}
 # Job 10 ran on 1000 nodes, each with its reads (a summary's bound).
 S10 = {
     "ebpf_exporter_spank_io_latency_seconds_bucket": [
@@ -147,9 +162,9 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "13") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10}[m.group(2)].get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "13": S13}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             code = 200
         self.send_response(code)
@@ -219,8 +234,8 @@ run report --cluster --json --squeue "$d/slurm/squeue" 5
 is "... and none for job 5" "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["hints"])' 2>&1)" "[]"
 
 run report --cluster --squeue "$d/slurm/squeue" 7
-like "nodes whose buckets have different bounds: each bucket added at its own bound (20 requests, not 30)" \
-	"$rc $(printf '%s\n' "$out" | sed -n 3p)" "^0   I/O read   20 requests, "
+is "nodes whose buckets have different bounds: added as step functions (0.001: 10, 0.002: 20, +Inf: 20)" \
+	"$rc $(printf '%s\n' "$out" | sed -n 3p)" "0   I/O read   20 requests, 0 bytes, latency p50 0.001000 s, p99 0.001980 s"
 
 run report --cluster --squeue "$d/slurm/squeue" 8
 like "Slurm's words (a state) made printable before the terminal" "$rc $(printf '%s\n' "$out" | head -n 1)" \
@@ -280,6 +295,20 @@ from_prom=$(printf '%s' "$out" | json_figures)
 run report --summary --json --squeue "$d/slurm/squeue" 5
 is "report --summary --json 5: source summary, the same total and nodes, quantiles and all, as from Prometheus" \
 	"$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
+
+run report --cluster --squeue "$d/slurm/squeue" 13
+from_prom=$out
+is "job 13, run-queue buckets with other bounds on each node: the whole job's added as step functions" \
+	"$rc $(printf '%s\n' "$out" | sed -n 3p)" \
+	"0   run queue  20 waits, p50 0.001000 s, p99 0.003960 s; of the time waited, 90% behind other jobs, 10% behind processes outside any job"
+run summary --squeue "$d/slurm/squeue" 13
+run report --summary --squeue "$d/slurm/squeue" 13
+is "... from its summary: the same words, whole job and each node" "$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0 $(printf '%s\n' "$from_prom" | sed 1d)"
+run report --cluster --json --squeue "$d/slurm/squeue" 13
+from_prom=$(printf '%s' "$out" | json_figures)
+run report --summary --json --squeue "$d/slurm/squeue" 13
+is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
 
 echo gone >"$d/mode"
 run report --cluster --squeue "$d/slurm/squeue" 5

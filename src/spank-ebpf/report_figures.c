@@ -56,35 +56,15 @@ static int report_behind(const char *labels)
 	return -1;
 }
 
-/* One histogram's buckets added into another's, bound by bound. A bound
- * sum lacks is inserted first (prom_hist_bucket keeps the bounds sorted,
- * so it is looked up again: its index is not the end's). */
-static void report_hist_add(struct prom_hist *sum, const struct prom_hist *h)
-{
-	int i, k;
-
-	for (i = 0; i < h->n; i++) {
-		for (k = 0; k < sum->n && sum->le[k] != h->le[i]; k++)
-			;
-		if (k == sum->n) {
-			prom_hist_bucket(sum, h->le[i], 0);
-			for (k = 0; k < sum->n && sum->le[k] != h->le[i]; k++)
-				;
-			if (k == sum->n)
-				continue; /* no room: PROM_BUCKETS_MAX */
-		}
-		sum->cum[k] += h->cum[i];
-	}
-}
-
-/* runq, all classes: the classes' buckets added bound by bound. */
+/* runq, all classes: the classes' buckets added as step functions
+ * (their bounds may differ: a summary keeps only some of each). */
 void report_runq_total(struct figures *f)
 {
 	int b;
 
 	memset(&f->runq, 0, sizeof(f->runq));
 	for (b = 0; b < BEHINDS; b++)
-		report_hist_add(&f->runq, &f->runq_by[b]);
+		prom_hist_add(&f->runq, &f->runq_by[b]);
 }
 
 /* One sample of the job's: into its figure. */
@@ -332,11 +312,11 @@ void report_figures_add(struct figures *sum, const struct figures *f)
 	sum->net |= f->net;
 	sum->oom |= f->oom;
 	for (i = 0; i < OPS; i++) {
-		report_hist_add(&sum->io_lat[i], &f->io_lat[i]);
+		prom_hist_add(&sum->io_lat[i], &f->io_lat[i]);
 		sum->io_bytes[i] += f->io_bytes[i];
 	}
 	for (i = 0; i < BEHINDS; i++) {
-		report_hist_add(&sum->runq_by[i], &f->runq_by[i]);
+		prom_hist_add(&sum->runq_by[i], &f->runq_by[i]);
 		sum->runq_sum[i] += f->runq_sum[i];
 	}
 	sum->wait_us += f->wait_us;

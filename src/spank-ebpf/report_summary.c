@@ -7,10 +7,12 @@
  *
  * "f *" is the whole job, each other "f" a node. A histogram keeps only
  * the buckets its quantiles read (a bound where the count grows, and the
- * one below it), so the report gives the same figures from the summary as
- * from Prometheus. The whole job always fits the bound; nodes follow in
- * name order while they fit. Read back strictly: the field is a site's
- * too, and a token that does not read is said, never half-used. */
+ * one below it; for a run-queue class, also those the classes' sum
+ * reads), so the report gives the same figures from the summary as from
+ * Prometheus: the reader adds the classes up as step functions. The
+ * whole job always fits the bound; nodes follow in name order while they
+ * fit. Read back strictly: the field is a site's too, and a token that
+ * does not read is said, never half-used. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,20 +70,35 @@ static void summary_put_name(struct summary_buf *b, const char *name, bool comma
 	summary_put(b, "%s", i ? out : "-");
 }
 
-static void summary_put_hist(struct summary_buf *b, const char *key, const struct prom_hist *h)
+/* Is bound i of h one its quantiles read: where its count grows, or the
+ * one below such a bound? */
+static bool summary_bound_read(const struct prom_hist *h, int i)
 {
-	int i;
+	double prev = i ? h->cum[i - 1] : 0;
+
+	return h->cum[i] != prev || (i + 1 < h->n && h->cum[i + 1] != h->cum[i]);
+}
+
+/* h's buckets that its quantiles read, and those that total's read (the
+ * run-queue classes' sum, which the reader adds up again: a bound only
+ * the sum needs is kept by the class that has it). */
+static void summary_put_hist(struct summary_buf *b, const char *key, const struct prom_hist *h,
+			     const struct prom_hist *total)
+{
+	int i, k = 0;
 	bool first = true;
 
 	if (h->n == 0 || h->cum[h->n - 1] <= 0)
 		return;
 	summary_put(b, " %s=", key);
 	for (i = 0; i < h->n; i++) {
-		double prev = i ? h->cum[i - 1] : 0;
-		bool grows = h->cum[i] != prev;
-		bool below_growth = i + 1 < h->n && h->cum[i + 1] != h->cum[i];
+		bool keep = summary_bound_read(h, i);
 
-		if (!grows && !below_growth)
+		for (; total && k < total->n && total->le[k] < h->le[i]; k++)
+			;
+		if (total && k < total->n && total->le[k] == h->le[i])
+			keep = keep || summary_bound_read(total, k);
+		if (!keep)
 			continue;
 		if (isinf(h->le[i]))
 			summary_put(b, "%sinf:%.15g", first ? "" : "/", h->cum[i]);
@@ -110,7 +127,7 @@ static void summary_put_figures(struct summary_buf *b, const char *name, const c
 			    f->io_bytes[OP_OTHER]);
 		for (i = 0; i < OPS; i++) {
 			snprintf(key, sizeof(key), "l%d", i);
-			summary_put_hist(b, key, &f->io_lat[i]);
+			summary_put_hist(b, key, &f->io_lat[i], NULL);
 		}
 	}
 	if (f->sched) {
@@ -118,7 +135,7 @@ static void summary_put_figures(struct summary_buf *b, const char *name, const c
 			    f->runq_sum[3]);
 		for (i = 0; i < BEHINDS; i++) {
 			snprintf(key, sizeof(key), "q%d", i);
-			summary_put_hist(b, key, &f->runq_by[i]);
+			summary_put_hist(b, key, &f->runq_by[i], &f->runq);
 		}
 	}
 	if (f->cpu)

@@ -1,0 +1,150 @@
+/* report's figures (report_figures.c), read from an exporter's text as
+ * the node's report reads it and worded as a user sees them: nodes'
+ * histograms with different bounds added as step functions. One
+ * function per case. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "tap.h"
+
+#define P REPORT_METRIC_PREFIX
+#define JOB "5"
+
+/* An exporter's answer (lines of P-less metric names and labels after
+ * jobid) into f, as the node's report reads it. */
+static void figures_read(struct figures *f, const char *lines)
+{
+	char *body = malloc(strlen(lines) * 2 + 1), *o = body;
+	const char *l;
+
+	/* Each line "name{labels} v" as the exporter writes it: the
+	 * prefix, the job's label first. */
+	for (l = lines; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *brace = memchr(l, '{', n);
+
+		o += sprintf(o, P "%.*s{jobid=\"" JOB "\"%s%.*s\n", (int)(brace - l), l,
+			     brace[1] == '}' ? "" : ",", (int)(n - (size_t)(brace - l) - 1), brace + 1);
+		l += n + (l[n] ? 1 : 0);
+	}
+	*o = '\0';
+	report_read(f, body, 5);
+	free(body);
+}
+
+/* What fn prints for f, as a string (freed by the caller). */
+static char *figures_printed(const struct figures *f, bool json)
+{
+	FILE *t = tmpfile();
+	int saved = dup(1);
+	char *s = calloc(1, 65536);
+
+	fflush(stdout);
+	dup2(fileno(t), 1);
+	if (json)
+		report_json_figures(f);
+	else
+		report_text_figures(f, 0);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	rewind(t);
+	if (fread(s, 1, 65535, t) == 0)
+		s[0] = '\0';
+	fclose(t);
+	return s;
+}
+
+static bool has(const char *s, const char *needle)
+{
+	return strstr(s, needle) != NULL;
+}
+
+/* A node's figures from lines, settled as report_cluster_collect does. */
+static void figures_node(struct figures *f, const char *lines)
+{
+	memset(f, 0, sizeof(*f));
+	figures_read(f, lines);
+	report_runq_total(f);
+}
+
+/* Two nodes whose buckets have different bounds: the sum at a bound is
+ * each node's count at its largest bound at or below it (its step
+ * function), not 0 where a node has no such bound. */
+static void test_merge_bounds(void)
+{
+	static struct figures n1, n2, all;
+	char *text;
+
+	figures_node(&n1, "io_latency_seconds_bucket{operation=\"read\",le=\"0.001\"} 10\n"
+			  "io_latency_seconds_bucket{operation=\"read\",le=\"+Inf\"} 10\n");
+	figures_node(&n2, "io_latency_seconds_bucket{operation=\"read\",le=\"0.002\"} 10\n"
+			  "io_latency_seconds_bucket{operation=\"read\",le=\"+Inf\"} 10\n");
+	memset(&all, 0, sizeof(all));
+	report_figures_add(&all, &n1);
+	report_figures_add(&all, &n2);
+	report_runq_total(&all);
+	ok(all.io_lat[OP_READ].n == 3 && all.io_lat[OP_READ].cum[0] == 10 && all.io_lat[OP_READ].cum[1] == 20 &&
+		   all.io_lat[OP_READ].cum[2] == 20,
+	   "{0.001: 10, +Inf: 10} + {0.002: 10, +Inf: 10}: 10, 20, 20 (got %g, %g, %g)", all.io_lat[OP_READ].cum[0],
+	   all.io_lat[OP_READ].cum[1], all.io_lat[OP_READ].cum[2]);
+	text = figures_printed(&all, false);
+	ok(has(text, "  I/O read   20 requests, 0 bytes, latency p50 0.001000 s, p99 0.001980 s\n"),
+	   "... p50 0.001, p99 0.00198");
+	tap_diag("got: %s", text);
+	free(text);
+
+	/* A node without +Inf (its last bound is its total) and one with it. */
+	figures_node(&n1, "io_latency_seconds_bucket{operation=\"write\",le=\"0.001\"} 10\n"
+			  "io_latency_seconds_bucket{operation=\"write\",le=\"0.004\"} 10\n");
+	figures_node(&n2, "io_latency_seconds_bucket{operation=\"write\",le=\"0.002\"} 5\n"
+			  "io_latency_seconds_bucket{operation=\"write\",le=\"+Inf\"} 10\n");
+	memset(&all, 0, sizeof(all));
+	report_figures_add(&all, &n1);
+	report_figures_add(&all, &n2);
+	report_runq_total(&all);
+	text = figures_printed(&all, false);
+	ok(has(text, "  I/O write  20 requests, 0 bytes, latency p50 0.001000 s, p99 0.004000 s\n"),
+	   "a node lacking +Inf: 10, 15, 15, 20: 20 requests, p99 in +Inf's bucket");
+	tap_diag("got: %s", text);
+	free(text);
+}
+
+/* The run-queue classes as a summary keeps them (only the bounds their
+ * own quantiles read) add up to what Prometheus' full buckets give:
+ * "20 waits, p50 0.001000 s, p99 0.003960 s". */
+static void test_merge_classes(void)
+{
+	static struct figures full, kept;
+	char *a, *b;
+
+	figures_node(&full, "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"0.001\"} 10\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"0.002\"} 10\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"0.004\"} 10\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"+Inf\"} 10\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"own_job\",le=\"0.001\"} 0\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"own_job\",le=\"0.002\"} 0\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"own_job\",le=\"0.004\"} 10\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"own_job\",le=\"+Inf\"} 10\n");
+	figures_node(&kept, "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"0.001\"} 10\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"own_job\",le=\"0.002\"} 0\n"
+			    "sched_runq_latency_seconds_bucket{behind=\"own_job\",le=\"0.004\"} 10\n");
+	a = figures_printed(&full, false);
+	b = figures_printed(&kept, false);
+	ok(has(a, "  run queue  20 waits, p50 0.001000 s, p99 0.003960 s\n"), "full buckets: 20 waits");
+	tap_diag("got: %s", a);
+	ok(!strcmp(a, b), "the kept buckets: the same words");
+	tap_diag("got: %s", b);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	test_merge_bounds();
+	test_merge_classes();
+	return tap_done();
+}

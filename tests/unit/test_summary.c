@@ -1,0 +1,113 @@
+/* The job summary's codec (report_summary.c): a job's figures worded the
+ * same from its summary as from the figures it was made of. One function
+ * per case. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "tap.h"
+
+#define P REPORT_METRIC_PREFIX
+#define JOB 5
+
+static char tok[SUMMARY_TOKEN_MAX + 1];
+
+static void take(struct figures *f, const char *metric, const char *labels, double v)
+{
+	char name[128];
+	struct prom_sample s = { name, labels, v };
+
+	snprintf(name, sizeof(name), P "%s", metric);
+	report_take(f, &s);
+}
+
+/* What report_text_figures prints for f. */
+static char *summary_words(const struct figures *f)
+{
+	FILE *t = tmpfile();
+	int saved = dup(1);
+	char *s = calloc(1, 65536);
+
+	fflush(stdout);
+	dup2(fileno(t), 1);
+	report_text_figures(f, 0);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	rewind(t);
+	if (fread(s, 1, 65535, t) == 0)
+		s[0] = '\0';
+	fclose(t);
+	return s;
+}
+
+/* A job whose nodes' run-queue buckets have different bounds, each class
+ * on one node (other_jobs on n1, own_job on n2, which has no 0.002): its
+ * report from the summary says what it says from the figures the summary
+ * was made of (as report_cluster_collect adds them). The whole job's
+ * p50 falls in (0.002, 0.004]: a summary that kept only the bounds each
+ * class's own quantiles read would lose 0.002 and say 0.00175. */
+static void test_same_words(void)
+{
+	static struct figures all, back;
+	static const char *const bounds1[] = { "0.001", "0.002", "0.004", "+Inf" };
+	static const double other1[] = { 5, 5, 5, 5 };
+	static const char *const bounds2[] = { "0.001", "0.004", "+Inf" };
+	static const double own2[] = { 0, 10, 10 };
+	struct cluster c = { 0 }, got;
+	struct summary h = { JOB, 1764000000, 300, 2 }, h2;
+	char labels[128], why[200] = "";
+	char *a, *b;
+	size_t i;
+	int rc;
+
+	c.node = calloc(2, sizeof(*c.node));
+	c.n = 2;
+	snprintf(c.node[0].name, sizeof(c.node[0].name), "n1");
+	snprintf(c.node[1].name, sizeof(c.node[1].name), "n2");
+	for (i = 0; i < 4; i++) {
+		snprintf(labels, sizeof(labels), "behind=\"other_jobs\",le=\"%s\"", bounds1[i]);
+		take(&c.node[0].f, "sched_runq_latency_seconds_bucket", labels, other1[i]);
+	}
+	for (i = 0; i < 3; i++) {
+		snprintf(labels, sizeof(labels), "behind=\"own_job\",le=\"%s\"", bounds2[i]);
+		take(&c.node[1].f, "sched_runq_latency_seconds_bucket", labels, own2[i]);
+	}
+	memset(&all, 0, sizeof(all));
+	for (i = 0; i < 2; i++) {
+		report_runq_total(&c.node[i].f);
+		report_figures_add(&all, &c.node[i].f);
+	}
+	report_runq_total(&all);
+	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 2, "a job of 2 nodes, buckets of different bounds: written");
+	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
+	ok(rc == 1 && got.n == 2, "... read back (rc %d)", rc);
+	a = summary_words(&all);
+	b = summary_words(&back);
+	ok(!strcmp(a, b), "... the whole job's words the same");
+	tap_diag("from the figures: %s", a);
+	tap_diag("from the summary: %s", b);
+	free(a);
+	free(b);
+	for (i = 0; rc == 1 && i < 2; i++) {
+		a = summary_words(&c.node[i].f);
+		b = summary_words(&got.node[i].f);
+		ok(!strcmp(a, b), "... node %s's the same", c.node[i].name);
+		if (strcmp(a, b))
+			tap_diag("from the figures: %s# from the summary: %s", a, b);
+		free(a);
+		free(b);
+	}
+	if (rc == 1)
+		free(got.node);
+	free(c.node);
+}
+
+int main(void)
+{
+	test_same_words();
+	return tap_done();
+}
