@@ -1,7 +1,7 @@
 /* report's figures (report_figures.c), read from an exporter's text as
- * the node's report reads it and worded as a user sees them: nodes'
- * histograms with different bounds added as step functions. One
- * function per case. */
+ * the node's report reads it and worded as a user sees them: each class's
+ * share beside its own words, nodes' histograms with different bounds
+ * added as step functions. One function per case. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +61,35 @@ static char *figures_printed(const struct figures *f, bool json)
 static bool has(const char *s, const char *needle)
 {
 	return strstr(s, needle) != NULL;
+}
+
+/* Each class's share of the time waited sits beside that class's words:
+ * 4 classes, 4 distinct shares (50, 30, 15, 5%). */
+static void test_behind_words(void)
+{
+	static struct figures f;
+	char *text, *json;
+
+	memset(&f, 0, sizeof(f));
+	figures_read(&f, "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"0.001\"} 10\n"
+			 "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"+Inf\"} 10\n"
+			 "sched_runq_latency_seconds_sum{behind=\"other_jobs\"} 0.5\n"
+			 "sched_runq_latency_seconds_sum{behind=\"own_job\"} 0.3\n"
+			 "sched_runq_latency_seconds_sum{behind=\"outside_jobs\"} 0.15\n"
+			 "sched_runq_latency_seconds_sum{behind=\"idle_cpu\"} 0.05\n");
+	report_runq_total(&f);
+	text = figures_printed(&f, false);
+	ok(has(text, " 50% behind other jobs"), "50%% of the time beside \"behind other jobs\"");
+	ok(has(text, " 30% behind its own tasks"), "30%% beside \"behind its own tasks\"");
+	ok(has(text, " 15% behind processes outside any job"), "15%% beside \"behind processes outside any job\"");
+	ok(has(text, " 5% on an idle CPU (waking up)"), "5%% beside \"on an idle CPU (waking up)\"");
+	json = figures_printed(&f, true);
+	ok(has(json, "\"behind_seconds\":{\"other_jobs\":0.500000,\"own_job\":0.300000,\"outside_jobs\":0.150000,\"idle_cpu\":0.050000}"),
+	   "... and in JSON, each number under its class's key");
+	tap_diag("text: %s", text);
+	tap_diag("json: %s", json);
+	free(text);
+	free(json);
 }
 
 /* A node's figures from lines, settled as report_cluster_collect does. */
@@ -144,6 +173,7 @@ static void test_merge_classes(void)
 
 int main(void)
 {
+	test_behind_words();
 	test_merge_bounds();
 	test_merge_classes();
 	return tap_done();

@@ -1,12 +1,13 @@
-/* The job summary's codec (report_summary.c): a job's figures worded the
- * same from its summary as from the figures it was made of. One function
- * per case. */
+/* The job summary's codec (report_summary.c): a token with a NUL refused
+ * rather than half read, and a job's figures worded the same from its
+ * summary as from the figures it was made of. One function per case. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "b32.h"
 #include "report.h"
 #include "tap.h"
 
@@ -22,6 +23,35 @@ static void take(struct figures *f, const char *metric, const char *labels, doub
 
 	snprintf(name, sizeof(name), P "%s", metric);
 	report_take(f, &s);
+}
+
+/* The token of raw text (any bytes), as a field. */
+static void token_of(const char *raw, size_t n, char *out, size_t len)
+{
+	memcpy(out, SUMMARY_TAG, sizeof(SUMMARY_TAG) - 1);
+	if (b32_encode(raw, n, out + sizeof(SUMMARY_TAG) - 1, len - (sizeof(SUMMARY_TAG) - 1)) < 0)
+		out[0] = '\0';
+}
+
+/* A NUL inside the token's text ends what strtok would read: the token
+ * is refused, not read up to it. */
+static void test_nul_refused(void)
+{
+	static const char raw[] = "v1 job=5 at=1 elapsed=300 nodes=0 kept=0\nf * sets=-\n\0f junk\n";
+	static struct figures all;
+	char field[256], why[200] = "";
+	struct summary h;
+	struct cluster c;
+	int rc;
+
+	token_of(raw, sizeof(raw) - 1, field, sizeof(field));
+	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
+	ok(rc == -1 && c.n == 0 && c.node == NULL, "a token with a NUL inside: refused (rc %d)", rc);
+	ok(why[0] != '\0', "... said: %s", why);
+	token_of(raw, strlen(raw), field, sizeof(field));
+	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
+	ok(rc == 1, "... the same text up to the NUL reads (rc %d)", rc);
+	free(c.node);
 }
 
 /* What report_text_figures prints for f. */
@@ -108,6 +138,7 @@ static void test_same_words(void)
 
 int main(void)
 {
+	test_nul_refused();
 	test_same_words();
 	return tap_done();
 }
