@@ -177,6 +177,18 @@ static void report_text_cpu(const struct figures *f)
 	printf("; its tasks waited %.1f s in all, %.0f times\n", wait, f->waits);
 }
 
+/* A histogram's "p50 X s, p99 Y s". Without an observation its quantile
+ * is -1, which is no latency: said in words, never printed. */
+static void report_text_quantiles(const struct prom_hist *h)
+{
+	double p50 = prom_hist_quantile(h, 0.5), p99 = prom_hist_quantile(h, 0.99);
+
+	if (p50 < 0 || p99 < 0)
+		printf("no latency (nothing measured)");
+	else
+		printf("p50 %.6f s, p99 %.6f s", p50, p99);
+}
+
 /* spank-sched-detail's: the latency, and behind whom the time went. */
 static void report_text_runq(const struct figures *f)
 {
@@ -184,8 +196,13 @@ static void report_text_runq(const struct figures *f)
 	char pct[16];
 	int b, said = 0;
 
-	printf("  run queue  %.0f waits, p50 %.6f s, p99 %.6f s", report_count(&f->runq),
-	       prom_hist_quantile(&f->runq, 0.5), prom_hist_quantile(&f->runq, 0.99));
+	/* Series with no wait counted yet: words, as for I/O. */
+	if (report_count(&f->runq) > 0) {
+		printf("  run queue  %.0f waits, ", report_count(&f->runq));
+		report_text_quantiles(&f->runq);
+	} else {
+		printf("  run queue  no wait counted yet");
+	}
 	for (b = 0; b < BEHINDS; b++)
 		all += f->runq_sum[b];
 	for (b = 0; all > 0 && b < BEHINDS; b++) {
@@ -210,13 +227,15 @@ void report_text_figures(const struct figures *f, int nerr)
 		io_any = true;
 		/* Bytes without a latency: the device's requests carry no
 		 * start time the probe can read, not an empty histogram. */
-		if (report_count(h) == 0)
+		if (report_count(h) == 0) {
 			printf("  I/O %-5s  %.0f bytes, latency not measured (the device keeps no request start times)\n",
 			       op_names[op], f->io_bytes[op]);
-		else
-			printf("  I/O %-5s  %.0f requests, %.0f bytes, latency p50 %.6f s, p99 %.6f s\n",
-			       op_names[op], report_count(h), f->io_bytes[op],
-			       prom_hist_quantile(h, 0.5), prom_hist_quantile(h, 0.99));
+		} else {
+			printf("  I/O %-5s  %.0f requests, %.0f bytes, latency ", op_names[op],
+			       report_count(h), f->io_bytes[op]);
+			report_text_quantiles(h);
+			printf("\n");
+		}
 	}
 	if (f->io && !io_any)
 		printf("  I/O        no block I/O request yet\n");

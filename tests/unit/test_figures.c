@@ -1,7 +1,9 @@
 /* report's figures (report_figures.c), read from an exporter's text as
  * the node's report reads it and worded as a user sees them: each class's
- * share beside its own words, nodes' histograms with different bounds
- * added as step functions. One function per case. */
+ * share beside its own words, no sentinel printed as a latency, nodes'
+ * histograms with different bounds added as step functions, and a
+ * damaged series refused, never printed as inf, nan or a negative
+ * latency. One function per case. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,28 @@ static void test_behind_words(void)
 	free(json);
 }
 
+/* Run-queue series with no wait counted: words, never the quantile's -1. */
+static void test_runq_no_wait(void)
+{
+	static struct figures f;
+	char *text, *json;
+
+	memset(&f, 0, sizeof(f));
+	figures_read(&f, "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"0.001\"} 0\n"
+			 "sched_runq_latency_seconds_bucket{behind=\"other_jobs\",le=\"+Inf\"} 0\n"
+			 "sched_runq_latency_seconds_sum{behind=\"other_jobs\"} 0\n");
+	report_runq_total(&f);
+	text = figures_printed(&f, false);
+	ok(!has(text, "-1") && !has(text, "p50"), "no wait: no p50, no -1");
+	tap_diag("got: %s", text);
+	ok(has(text, "  run queue  no wait counted yet\n"), "... words: no wait counted yet");
+	json = figures_printed(&f, true);
+	ok(has(json, "\"runq_latency\":{\"count\":0,\"p50_seconds\":null,\"p99_seconds\":null}"),
+	   "... JSON: count 0, quantiles null");
+	free(text);
+	free(json);
+}
+
 /* A node's figures from lines, settled as report_cluster_collect does. */
 static void figures_node(struct figures *f, const char *lines)
 {
@@ -174,6 +198,7 @@ static void test_merge_classes(void)
 int main(void)
 {
 	test_behind_words();
+	test_runq_no_wait();
 	test_merge_bounds();
 	test_merge_classes();
 	return tap_done();
