@@ -44,6 +44,7 @@ case " \$* " in
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=14 "*) echo "14|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=13 "*) echo "13|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
@@ -126,6 +127,13 @@ S13 = {
         ({"instance": "n1:942", "behind": "other_jobs"}, 0.009),
         ({"instance": "n2:942", "behind": "outside_jobs"}, 0.001)],
 }
+# Job 14: instances whose host is no plain node name: "*" (the
+# summary's whole job), "-" (its empty name), "", a blank, '%', '='.
+S14 = {
+    "ebpf_exporter_spank_oom_kills_total": [
+        ({"instance": i}, n) for n, i in enumerate(("*:944", "-:944", ":944", "a b:944", "50%=x:944", "n1:944"), 1)],
+    "spank_ebpf_job_info": [({"instance": "*:9100", "sets": "io, =*"}, 1), ({"instance": "n1:9100", "sets": "-"}, 1)],
+}
 # Job 10 ran on 1000 nodes, each with its reads (a summary's bound).
 S10 = {
     "ebpf_exporter_spank_io_latency_seconds_bucket": [
@@ -162,9 +170,9 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10", "13") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "13", "14") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "13": S13}[m.group(2)].get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "13": S13, "14": S14}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             code = 200
         self.send_response(code)
@@ -309,6 +317,15 @@ run report --cluster --json --squeue "$d/slurm/squeue" 13
 from_prom=$(printf '%s' "$out" | json_figures)
 run report --summary --json --squeue "$d/slurm/squeue" 13
 is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
+
+run report --cluster --squeue "$d/slurm/squeue" 14
+from_prom=$out
+is "job 14, nodes named *, -, '', 'a b', '50%=x': each its own" "$rc $(printf '%s\n' "$out" | grep -c '^ node ')" "0 6"
+run summary --squeue "$d/slurm/squeue" 14
+like "... its summary stored, all 6 nodes" "$rc $err" "^0 info: spank_ebpf: summary job 14: stored in its AdminComment: 6 of 6 nodes, "
+run report --summary --squeue "$d/slurm/squeue" 14
+is "... read back: the same words, each node's name and sets as they were" "$rc $err $(printf '%s\n' "$out" | sed 1d)" \
+	"0  $(printf '%s\n' "$from_prom" | sed 1d)"
 
 echo gone >"$d/mode"
 run report --cluster --squeue "$d/slurm/squeue" 5

@@ -1,6 +1,8 @@
-/* The job summary's codec (report_summary.c): a token with a NUL refused
- * rather than half read, and a job's figures worded the same from its
- * summary as from the figures it was made of. One function per case. */
+/* The job summary's codec (report_summary.c): whatever its writer writes,
+ * its reader reads (hostile node names and sets, bounds and counts at the
+ * edges of what prints), a token with a NUL refused rather than half
+ * read, and a job's figures worded the same from its summary as from
+ * the figures it was made of. One function per case. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,89 @@ static void test_nul_refused(void)
 	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
 	ok(rc == 1, "... the same text up to the NUL reads (rc %d)", rc);
 	free(c.node);
+}
+
+/* Names as a node's or a set's may come (Prometheus' labels are any
+ * text; report_cluster makes them printable, not plain), and what the
+ * reader gives back: the same, or for bytes outside printable ASCII the
+ * report's \xNN. */
+static const struct {
+	const char *in, *back;
+} names[] = {
+	{ "*", "*" },         { ",", "," },           { "=", "=" },         { "a b", "a b" },
+	{ " ", " " },         { "n1,n2", "n1,n2" },   { "x=y", "x=y" },     { "", "" },
+	{ "-", "-" },         { "%", "%" },           { "%2a", "%2a" },     { "?", "?" },
+	{ "\\x1b", "\\x1b" }, { "caf\xc3\xa9", "caf\\xc3\\xa9" },   { "a\tb", "a\\x09b" },
+	{ "n1", "n1" },       { "f * sets=x", "f * sets=x" },        { "a\nf * io=1,1,1", "a\\x0af * io=1,1,1" },
+};
+#define NNAMES (sizeof(names) / sizeof(names[0]))
+
+static void test_round_trip_names(void)
+{
+	static struct figures all, back;
+	struct cluster c = { 0 }, got;
+	struct summary h = { JOB, 1764000000, 300, NNAMES }, h2;
+	char why[200] = "";
+	size_t i, same = 0;
+	long kept;
+	int rc;
+
+	c.node = calloc(NNAMES, sizeof(*c.node));
+	c.n = NNAMES;
+	memset(&all, 0, sizeof(all));
+	for (i = 0; i < NNAMES; i++) {
+		snprintf(c.node[i].name, sizeof(c.node[i].name), "%s", names[i].in);
+		snprintf(c.node[i].sets, sizeof(c.node[i].sets), "%s", names[NNAMES - 1 - i].in);
+		take(&c.node[i].f, "net_tcp_retransmits_total", "", (double)i);
+		report_runq_total(&c.node[i].f);
+		report_figures_add(&all, &c.node[i].f);
+	}
+	report_runq_total(&all);
+	kept = summary_encode(&h, &all, &c, tok, sizeof(tok));
+	ok(kept == (long)NNAMES, "%zu nodes with hostile names and sets: all written (%ld)", NNAMES, kept);
+	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
+	ok(rc == 1, "... and read back (rc %d%s%s)", rc, rc < 0 ? ": " : "", rc < 0 ? why : "");
+	for (i = 0; rc == 1 && i < got.n && i < NNAMES; i++) {
+		bool name = !strcmp(got.node[i].name, names[i].back);
+		bool sets = !strcmp(got.node[i].sets, names[NNAMES - 1 - i].back);
+
+		same += name && sets && got.node[i].f.retransmits == (double)i;
+		if (!name || !sets)
+			tap_diag("node %zu: name \"%s\" (want \"%s\"), sets \"%s\" (want \"%s\")", i,
+				 got.node[i].name, names[i].back, got.node[i].sets, names[NNAMES - 1 - i].back);
+	}
+	ok(rc == 1 && got.n == NNAMES && same == NNAMES, "... each node's name, sets and figures as written (%zu of %zu)",
+	   same, NNAMES);
+	if (rc == 1)
+		free(got.node);
+	free(c.node);
+}
+
+/* Figures at the edges of what prints: bounds that %.9g would print
+ * alike, counts %.15g would round past the largest double. */
+static void test_round_trip_values(void)
+{
+	static struct figures all, back;
+	struct cluster c = { 0 }, got;
+	struct summary h = { JOB, 1764000000, 300, 0 }, h2;
+	char why[200] = "";
+	int rc;
+
+	memset(&all, 0, sizeof(all));
+	take(&all, "io_latency_seconds_bucket", "operation=\"read\",le=\"0.0010000000001\"", 1);
+	take(&all, "io_latency_seconds_bucket", "operation=\"read\",le=\"0.0010000000002\"", 2);
+	take(&all, "io_latency_seconds_bucket", "operation=\"read\",le=\"+Inf\"", 3);
+	take(&all, "io_bytes_total", "operation=\"write\"", 1.7976931348623157e308);
+	take(&all, "oom_kills_total", "", 1e-300);
+	report_runq_total(&all);
+	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 0, "bounds 1e-13 apart, the largest double: written");
+	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
+	ok(rc == 1, "... and read back (rc %d%s%s)", rc, rc < 0 ? ": " : "", rc < 0 ? why : "");
+	ok(rc == 1 && back.io_lat[OP_READ].n == 3 && back.io_lat[OP_READ].le[1] == 0.0010000000002 &&
+		   back.io_bytes[OP_WRITE] == 1.7976931348623157e308 && back.oom_kills == 1e-300,
+	   "... the same numbers, to the bit");
+	if (rc == 1)
+		free(got.node);
 }
 
 /* What report_text_figures prints for f. */
@@ -139,6 +224,8 @@ static void test_same_words(void)
 int main(void)
 {
 	test_nul_refused();
+	test_round_trip_names();
+	test_round_trip_values();
 	test_same_words();
 	return tap_done();
 }
