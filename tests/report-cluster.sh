@@ -45,6 +45,7 @@ case " \$* " in
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=14 "*) echo "14|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=15 "*) echo "15|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=13 "*) echo "13|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
@@ -134,6 +135,18 @@ S14 = {
         ({"instance": i}, n) for n, i in enumerate(("*:944", "-:944", ":944", "a b:944", "50%=x:944", "n1:944"), 1)],
     "spank_ebpf_job_info": [({"instance": "*:9100", "sets": "io, =*"}, 1), ({"instance": "n1:9100", "sets": "-"}, 1)],
 }
+# Job 15: damaged series: 1.7e308 bytes read on each node (the sum is
+# not finite), a bucket bound NaN on n1, one negative on n2; the
+# retransmits are sound.
+S15 = {
+    "ebpf_exporter_spank_io_bytes_total": [
+        ({"instance": "n1:941", "operation": "read"}, 1.7e308), ({"instance": "n2:941", "operation": "read"}, 1.7e308)],
+    "ebpf_exporter_spank_io_latency_seconds_bucket": [
+        ({"instance": "n1:941", "operation": "write", "le": le}, 5) for le in ("NaN", "+Inf")],
+    "ebpf_exporter_spank_sched_runq_latency_seconds_bucket": [
+        ({"instance": "n2:942", "behind": "own_job", "le": le}, 5) for le in ("-1", "+Inf")],
+    "ebpf_exporter_spank_net_tcp_retransmits_total": [({"instance": "n1:943"}, 3), ({"instance": "n2:943"}, 4)],
+}
 # Job 10 ran on 1000 nodes, each with its reads (a summary's bound).
 S10 = {
     "ebpf_exporter_spank_io_latency_seconds_bucket": [
@@ -170,9 +183,9 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10", "13", "14") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "13", "14", "15") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "13": S13, "14": S14}[m.group(2)].get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "13": S13, "14": S14, "15": S15}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             code = 200
         self.send_response(code)
@@ -326,6 +339,31 @@ like "... its summary stored, all 6 nodes" "$rc $err" "^0 info: spank_ebpf: summ
 run report --summary --squeue "$d/slurm/squeue" 14
 is "... read back: the same words, each node's name and sets as they were" "$rc $err $(printf '%s\n' "$out" | sed 1d)" \
 	"0  $(printf '%s\n' "$from_prom" | sed 1d)"
+
+run report --cluster --squeue "$d/slurm/squeue" 15
+from_prom=$out
+from_prom_err=$err
+is "job 15, damaged series: exit 1, each refused with words, none printed as inf, nan or -1" \
+	"$rc $(printf '%s\n' "$out" | grep -c -e inf -e nan -e '-1\.0') $(printf '%s\n' "$out" | sed -n 3,6p)" \
+	"1 0   I/O read   not shown: a damaged series (named in the errors)
+  I/O write  not shown: a damaged series (named in the errors)
+  run queue  not shown: a damaged series (named in the errors)
+  TCP        7 retransmits, 0 connections (0 connect, 0 accept)"
+is "... the errors say which node and series" "$err" \
+	"spank-ebpf: report: node n1: ebpf_exporter_spank_io_latency_seconds_bucket{operation=\"write\"}: refused as damaged: a bucket bound that is NaN or negative, or a count that is not a finite count or falls
+spank-ebpf: report: node n2: ebpf_exporter_spank_sched_runq_latency_seconds_bucket{behind=\"own_job\"}: refused as damaged: a bucket bound that is NaN or negative, or a count that is not a finite count or falls
+spank-ebpf: report: whole job: ebpf_exporter_spank_io_bytes_total{operation=\"read\"}: refused as damaged: a value that is not a finite count (NaN, infinite or negative), alone or added up"
+is "... each node's sound figures stand" "$(printf '%s\n' "$out" | grep -c -e '^  TCP        [34] retransmits' -e '^  I/O read   1[0-9]\{308\} bytes, ')" 4
+run report --cluster --json --squeue "$d/slurm/squeue" 15
+is "... --json: exit 1, JSON (json.tool reads it), the damaged figures null, the errors listed" \
+	"$rc $(printf '%s' "$out" | python3 -m json.tool >/dev/null 2>&1 && echo json) $(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["total"]; n=d["per_node"]; print(t["io"]["read"]["bytes"], t["io"]["write"]["latency"], t["sched"]["runq_latency"]["count"], t["net"]["retransmits"], n[0]["io"]["write"]["latency"]["count"], n[1]["sched"]["runq_latency"]["p50_seconds"], len(d["errors"]), d["errors"][2].split(": refused")[0])' 2>&1)" \
+	"1 json None {'count': None, 'p50_seconds': None, 'p99_seconds': None} None 7 None None 3 whole job: ebpf_exporter_spank_io_bytes_total{operation=\"read\"}"
+run summary --squeue "$d/slurm/squeue" 15
+like "... its summary stored" "$rc $err" "^0 info: spank_ebpf: summary job 15: stored in its AdminComment: 2 of 2 nodes, "
+run report --summary --squeue "$d/slurm/squeue" 15
+is "... read back: exit 1, the same words and errors" "$rc $(printf '%s\n' "$out" | sed 1d)
+$err" "1 $(printf '%s\n' "$from_prom" | sed 1d)
+$from_prom_err"
 
 echo gone >"$d/mode"
 run report --cluster --squeue "$d/slurm/squeue" 5

@@ -35,12 +35,35 @@ static int report_op(const char *labels)
 	return -1;
 }
 
-static void report_bucket(struct prom_hist *h, const char *labels, double v)
+/* A count as an exporter of ours writes it: finite, 0 or more. Any other
+ * (NaN, an infinity, -1) refuses its series: printed, it would read
+ * "nan" and break --json. */
+static bool report_count_ok(struct figures *f, int series, double v)
 {
-	char le[32];
+	if (isfinite(v) && v >= 0)
+		return true;
+	f->damaged |= SERIES_BIT(series);
+	return false;
+}
 
-	if (prom_label(labels, "le", le, sizeof(le)))
-		prom_hist_bucket(h, strcmp(le, "+Inf") ? strtod(le, NULL) : 1.0 / 0.0, v);
+/* A bucket of series into h: its bound a number, 0 or more, or +Inf (a
+ * bound NaN, negative or missing refuses the series). */
+static void report_bucket(struct figures *f, int series, struct prom_hist *h, const char *labels, double v)
+{
+	char le[32], *end;
+	double bound = NAN;
+
+	if (prom_label(labels, "le", le, sizeof(le))) {
+		bound = strcmp(le, "+Inf") ? strtod(le, &end) : INFINITY;
+		if (strcmp(le, "+Inf") && (end == le || *end))
+			bound = NAN;
+	}
+	if (isnan(bound) || bound < 0) {
+		f->damaged |= SERIES_BIT(series);
+		return;
+	}
+	if (report_count_ok(f, series, v))
+		prom_hist_bucket(h, bound, v);
 }
 
 static int report_behind(const char *labels)
@@ -67,58 +90,149 @@ void report_runq_total(struct figures *f)
 		prom_hist_add(&f->runq, &f->runq_by[b]);
 }
 
+/* v into *sum, a figure of series: when it is a count. */
+static void report_add(struct figures *f, int series, double *sum, double v)
+{
+	if (report_count_ok(f, series, v))
+		*sum += v;
+}
+
 /* One sample of the job's: into its figure. */
 void report_take(struct figures *f, const struct prom_sample *s)
 {
 	int op = report_op(s->labels);
 
-	/* NaN or an infinity is no count an exporter of ours writes; taken,
-	 * it would print as "nan" and break --json. */
-	if (!isfinite(s->value))
-		return;
 	if (!strcmp(s->name, P "io_latency_seconds_bucket") && op >= 0) {
 		f->io = true;
-		report_bucket(&f->io_lat[op], s->labels, s->value);
+		report_bucket(f, SERIES_IO_LAT + op, &f->io_lat[op], s->labels, s->value);
 	} else if (!strcmp(s->name, P "io_bytes_total") && op >= 0) {
 		f->io = true;
-		f->io_bytes[op] += s->value;
+		report_add(f, SERIES_IO_BYTES + op, &f->io_bytes[op], s->value);
 	} else if (!strcmp(s->name, P "sched_runq_latency_seconds_bucket")) {
 		int b = report_behind(s->labels);
 
 		f->sched = true;
 		if (b >= 0)
-			report_bucket(&f->runq_by[b], s->labels, s->value);
+			report_bucket(f, SERIES_RUNQ + b, &f->runq_by[b], s->labels, s->value);
 	} else if (!strcmp(s->name, P "sched_runq_latency_seconds_sum")) {
 		int b = report_behind(s->labels);
 
 		f->sched = true;
 		if (b >= 0)
-			f->runq_sum[b] += s->value;
+			report_add(f, SERIES_RUNQ_SUM + b, &f->runq_sum[b], s->value);
 	} else if (!strcmp(s->name, P "sched_wait_microseconds_total")) {
 		f->cpu = true;
-		f->wait_us += s->value;
+		report_add(f, SERIES_WAIT, &f->wait_us, s->value);
 	} else if (!strcmp(s->name, P "sched_waits_total")) {
 		f->cpu = true;
-		f->waits += s->value;
+		report_add(f, SERIES_WAITS, &f->waits, s->value);
 	} else if (!strcmp(s->name, P "sched_pressure_microseconds_total")) {
 		f->cpu = true;
-		f->pressure_us += s->value;
+		report_add(f, SERIES_PRESSURE, &f->pressure_us, s->value);
 	} else if (!strcmp(s->name, P "net_tcp_retransmits_total")) {
 		f->net = true;
-		f->retransmits += s->value;
+		report_add(f, SERIES_RETRANSMITS, &f->retransmits, s->value);
 	} else if (!strcmp(s->name, P "net_tcp_connections_total")) {
 		char dir[16] = "";
 
 		f->net = true;
 		prom_label(s->labels, "direction", dir, sizeof(dir));
 		if (!strcmp(dir, "accept"))
-			f->accepts += s->value;
+			report_add(f, SERIES_ACCEPTS, &f->accepts, s->value);
 		else
-			f->connects += s->value;
+			report_add(f, SERIES_CONNECTS, &f->connects, s->value);
 	} else if (!strcmp(s->name, P "oom_kills_total")) {
 		f->oom = true;
-		f->oom_kills += s->value;
+		report_add(f, SERIES_OOM, &f->oom_kills, s->value);
 	}
+}
+
+/* Is h's every bound a number, 0 or more, rising, and every count
+ * finite, 0 or more, not falling? */
+static bool report_hist_ok(const struct prom_hist *h)
+{
+	int i;
+
+	for (i = 0; i < h->n; i++)
+		if (isnan(h->le[i]) || h->le[i] < 0 || (i && h->le[i] <= h->le[i - 1]) ||
+		    !isfinite(h->cum[i]) || h->cum[i] < 0 || (i && h->cum[i] < h->cum[i - 1]))
+			return false;
+	return true;
+}
+
+unsigned int report_damaged(const struct figures *f)
+{
+	const double *value[SERIES_COUNT] = { NULL };
+	unsigned int bad = f->damaged;
+	int i;
+
+	for (i = 0; i < OPS; i++) {
+		value[SERIES_IO_BYTES + i] = &f->io_bytes[i];
+		if (!report_hist_ok(&f->io_lat[i]))
+			bad |= SERIES_BIT(SERIES_IO_LAT + i);
+	}
+	for (i = 0; i < BEHINDS; i++) {
+		value[SERIES_RUNQ_SUM + i] = &f->runq_sum[i];
+		if (!report_hist_ok(&f->runq_by[i]))
+			bad |= SERIES_BIT(SERIES_RUNQ + i);
+	}
+	/* The classes' sum too large: each class in it refused. */
+	for (i = 0; i < BEHINDS && !report_hist_ok(&f->runq); i++)
+		if (f->runq_by[i].n)
+			bad |= SERIES_BIT(SERIES_RUNQ + i);
+	value[SERIES_WAIT] = &f->wait_us;
+	value[SERIES_WAITS] = &f->waits;
+	value[SERIES_PRESSURE] = &f->pressure_us;
+	value[SERIES_RETRANSMITS] = &f->retransmits;
+	value[SERIES_CONNECTS] = &f->connects;
+	value[SERIES_ACCEPTS] = &f->accepts;
+	value[SERIES_OOM] = &f->oom_kills;
+	for (i = 0; i < SERIES_COUNT; i++)
+		if (value[i] && (!isfinite(*value[i]) || *value[i] < 0))
+			bad |= SERIES_BIT(i);
+	return bad;
+}
+
+/* A series' name and labels, as the exporter names it. */
+static void report_series_name(int series, char *buf, size_t len)
+{
+	static const char *const other[] = { "sched_wait_microseconds_total", "sched_waits_total",
+					     "sched_pressure_microseconds_total", "net_tcp_retransmits_total",
+					     "net_tcp_connections_total{direction=\"connect\"}",
+					     "net_tcp_connections_total{direction=\"accept\"}", "oom_kills_total" };
+
+	if (series < SERIES_IO_LAT)
+		snprintf(buf, len, P "io_bytes_total{operation=\"%s\"}", op_names[series - SERIES_IO_BYTES]);
+	else if (series < SERIES_RUNQ)
+		snprintf(buf, len, P "io_latency_seconds_bucket{operation=\"%s\"}", op_names[series - SERIES_IO_LAT]);
+	else if (series < SERIES_RUNQ_SUM)
+		snprintf(buf, len, P "sched_runq_latency_seconds_bucket{behind=\"%s\"}",
+			 behind_labels[series - SERIES_RUNQ]);
+	else if (series < SERIES_WAIT)
+		snprintf(buf, len, P "sched_runq_latency_seconds_sum{behind=\"%s\"}",
+			 behind_labels[series - SERIES_RUNQ_SUM]);
+	else
+		snprintf(buf, len, P "%s", other[series - SERIES_WAIT]);
+}
+
+bool report_damage_next(unsigned int damaged, int *at, const char *where, char *buf, size_t len)
+{
+	char name[128];
+
+	for (; *at < SERIES_COUNT; (*at)++) {
+		bool hist = (*at >= SERIES_IO_LAT && *at < SERIES_RUNQ) ||
+			    (*at >= SERIES_RUNQ && *at < SERIES_RUNQ_SUM);
+
+		if (!(damaged & SERIES_BIT(*at)))
+			continue;
+		report_series_name(*at, name, sizeof(name));
+		snprintf(buf, len, "%s%s: refused as damaged: %s", where ? where : "", name,
+			 hist ? "a bucket bound that is NaN or negative, or a count that is not a finite count or falls"
+			      : "a value that is not a finite count (NaN, infinite or negative), alone or added up");
+		(*at)++;
+		return true;
+	}
+	return false;
 }
 
 /* The job's samples in one exporter's answer. */
@@ -214,14 +328,38 @@ static void report_text_runq(const struct figures *f)
 	printf("\n");
 }
 
+/* The series of each line: one damaged, the line is refused. */
+#define SERIES_RANGE(first, n) (((1u << (n)) - 1) << (first))
+#define SERIES_IO_OP(op) (SERIES_BIT(SERIES_IO_BYTES + (op)) | SERIES_BIT(SERIES_IO_LAT + (op)))
+#define SERIES_CPU SERIES_RANGE(SERIES_WAIT, 3)
+#define SERIES_SCHED SERIES_RANGE(SERIES_RUNQ, 2 * BEHINDS)
+#define SERIES_NET SERIES_RANGE(SERIES_RETRANSMITS, 3)
+#define REPORT_REFUSED "not shown: a damaged series (named in the errors)"
+
+/* A line (head: its first words) whose series include a damaged one:
+ * words in place of its figures, never inf, nan or a number made of it. */
+static bool report_text_refused(unsigned int bad, unsigned int series, const char *head)
+{
+	if (!(bad & series))
+		return false;
+	printf("  %s%s\n", head, REPORT_REFUSED);
+	return true;
+}
+
 void report_text_figures(const struct figures *f, int nerr)
 {
+	unsigned int bad = report_damaged(f);
 	bool io_any = false;
 	int op;
 
 	for (op = 0; f->io && op < OPS; op++) {
 		const struct prom_hist *h = &f->io_lat[op];
 
+		if (bad & SERIES_IO_OP(op)) {
+			printf("  I/O %-5s  " REPORT_REFUSED "\n", op_names[op]);
+			io_any = true;
+			continue;
+		}
 		if (report_count(h) == 0 && f->io_bytes[op] == 0)
 			continue;
 		io_any = true;
@@ -239,41 +377,54 @@ void report_text_figures(const struct figures *f, int nerr)
 	}
 	if (f->io && !io_any)
 		printf("  I/O        no block I/O request yet\n");
-	if (f->cpu)
+	if (f->cpu && !report_text_refused(bad, SERIES_CPU, "CPU wait   "))
 		report_text_cpu(f);
-	if (f->sched)
+	if (f->sched && !report_text_refused(bad, SERIES_SCHED, "run queue  "))
 		report_text_runq(f);
-	if (f->net)
+	if (f->net && !report_text_refused(bad, SERIES_NET, "TCP        "))
 		printf("  TCP        %.0f retransmits, %.0f connections (%.0f connect, %.0f accept)\n",
 		       f->retransmits, f->connects + f->accepts, f->connects, f->accepts);
-	if (f->oom)
+	if (f->oom && !report_text_refused(bad, SERIES_BIT(SERIES_OOM), "OOM        "))
 		printf("  OOM        %.0f processes killed\n", f->oom_kills);
 	if (!report_figures_any(f))
 		printf("  no series of this job in its sets' exporters%s\n",
 		       nerr ? " (some could not be read: above)" : " yet");
 }
 
-static void report_json_hist(const char *key, const struct prom_hist *h)
+/* A JSON number with its decimals, or null for a damaged series' figure. */
+static void report_json_number(double v, int decimals, bool damaged)
+{
+	if (damaged)
+		printf("null");
+	else
+		printf("%.*f", decimals, v);
+}
+
+static void report_json_hist(const char *key, const struct prom_hist *h, bool damaged)
 {
 	double p50 = prom_hist_quantile(h, 0.5), p99 = prom_hist_quantile(h, 0.99);
 
-	printf("\"%s\":{\"count\":%.0f,", key, report_count(h));
-	if (p50 < 0)
-		printf("\"p50_seconds\":null,\"p99_seconds\":null}");
+	printf("\"%s\":{\"count\":", key);
+	report_json_number(report_count(h), 0, damaged);
+	if (p50 < 0 || damaged)
+		printf(",\"p50_seconds\":null,\"p99_seconds\":null}");
 	else
-		printf("\"p50_seconds\":%.9g,\"p99_seconds\":%.9g}", p50, p99);
+		printf(",\"p50_seconds\":%.9g,\"p99_seconds\":%.9g}", p50, p99);
 }
 
 void report_json_figures(const struct figures *f)
 {
+	unsigned int bad = report_damaged(f);
 	int op;
 
 	printf("\"io\":");
 	if (f->io) {
 		printf("{");
 		for (op = 0; op < OPS; op++) {
-			printf("%s\"%s\":{\"bytes\":%.0f,", op ? "," : "", op_names[op], f->io_bytes[op]);
-			report_json_hist("latency", &f->io_lat[op]);
+			printf("%s\"%s\":{\"bytes\":", op ? "," : "", op_names[op]);
+			report_json_number(f->io_bytes[op], 0, bad & SERIES_BIT(SERIES_IO_BYTES + op));
+			printf(",");
+			report_json_hist("latency", &f->io_lat[op], bad & SERIES_BIT(SERIES_IO_LAT + op));
 			printf("}");
 		}
 		printf("}");
@@ -282,36 +433,53 @@ void report_json_figures(const struct figures *f)
 	}
 	printf(",\"cpu\":");
 	if (f->cpu) {
-		printf("{\"wait_seconds\":%.6f,\"waits\":%.0f,\"pressure_seconds\":%.6f,", f->wait_us / 1e6,
-		       f->waits, f->pressure_us / 1e6);
+		printf("{\"wait_seconds\":");
+		report_json_number(f->wait_us / 1e6, 6, bad & SERIES_BIT(SERIES_WAIT));
+		printf(",\"waits\":");
+		report_json_number(f->waits, 0, bad & SERIES_BIT(SERIES_WAITS));
+		printf(",\"pressure_seconds\":");
+		report_json_number(f->pressure_us / 1e6, 6, bad & SERIES_BIT(SERIES_PRESSURE));
 		if (f->elapsed > 0)
-			printf("\"elapsed_seconds\":%lld,\"waiting_share\":%.4f}", f->elapsed,
-			       f->pressure_us / 1e6 / report_cpu_time(f));
+			printf(",\"elapsed_seconds\":%lld,\"waiting_share\":", f->elapsed);
 		else
-			printf("\"elapsed_seconds\":null,\"waiting_share\":null}");
+			printf(",\"elapsed_seconds\":null,\"waiting_share\":");
+		report_json_number(f->pressure_us / 1e6 / report_cpu_time(f), 4,
+				   f->elapsed <= 0 || (bad & SERIES_BIT(SERIES_PRESSURE)));
+		printf("}");
 	} else {
 		printf("null");
 	}
 	printf(",\"sched\":");
 	if (f->sched) {
 		printf("{");
-		report_json_hist("runq_latency", &f->runq);
+		report_json_hist("runq_latency", &f->runq, bad & SERIES_RANGE(SERIES_RUNQ, BEHINDS));
 		printf(",\"behind_seconds\":{");
-		for (op = 0; op < BEHINDS; op++)
-			printf("%s\"%s\":%.6f", op ? "," : "", behind_labels[op], f->runq_sum[op]);
+		for (op = 0; op < BEHINDS; op++) {
+			printf("%s\"%s\":", op ? "," : "", behind_labels[op]);
+			report_json_number(f->runq_sum[op], 6, bad & SERIES_BIT(SERIES_RUNQ_SUM + op));
+		}
 		printf("}}");
 	} else {
 		printf("null");
 	}
-	if (f->net)
-		printf(",\"net\":{\"retransmits\":%.0f,\"connections\":{\"connect\":%.0f,\"accept\":%.0f}}",
-		       f->retransmits, f->connects, f->accepts);
-	else
+	if (f->net) {
+		printf(",\"net\":{\"retransmits\":");
+		report_json_number(f->retransmits, 0, bad & SERIES_BIT(SERIES_RETRANSMITS));
+		printf(",\"connections\":{\"connect\":");
+		report_json_number(f->connects, 0, bad & SERIES_BIT(SERIES_CONNECTS));
+		printf(",\"accept\":");
+		report_json_number(f->accepts, 0, bad & SERIES_BIT(SERIES_ACCEPTS));
+		printf("}}");
+	} else {
 		printf(",\"net\":null");
-	if (f->oom)
-		printf(",\"oom\":{\"kills\":%.0f}", f->oom_kills);
-	else
+	}
+	if (f->oom) {
+		printf(",\"oom\":{\"kills\":");
+		report_json_number(f->oom_kills, 0, bad & SERIES_BIT(SERIES_OOM));
+		printf("}");
+	} else {
 		printf(",\"oom\":null");
+	}
 }
 
 bool report_figures_any(const struct figures *f)
@@ -325,6 +493,8 @@ void report_figures_add(struct figures *sum, const struct figures *f)
 
 	if (f->cpu)
 		sum->cpu_nodes += f->cpu_nodes > 1 ? f->cpu_nodes : 1;
+	/* A node's damaged series: the job's sum lacks it, refused too. */
+	sum->damaged |= report_damaged(f);
 	sum->io |= f->io;
 	sum->sched |= f->sched;
 	sum->cpu |= f->cpu;
@@ -355,19 +525,21 @@ void report_figures_add(struct figures *sum, const struct figures *f)
 
 int report_hints(const struct figures *f, struct report_hint *h, int max)
 {
+	unsigned int bad = report_damaged(f); /* no hint from a damaged series */
 	int n = 0, op;
 
 	for (op = 0; f->io && op < OPS && n < max; op++) {
 		double p99 = prom_hist_quantile(&f->io_lat[op], 0.99);
 
-		if (report_count(&f->io_lat[op]) < HINT_IO_REQUESTS || p99 <= HINT_IO_P99_S)
+		if (report_count(&f->io_lat[op]) < HINT_IO_REQUESTS || p99 <= HINT_IO_P99_S ||
+		    (bad & SERIES_BIT(SERIES_IO_LAT + op)))
 			continue;
 		h[n].key = "slow_storage";
 		snprintf(h[n++].text, sizeof(h->text),
 			 "its %s requests waited long: p99 %.3f s, above %.2f s: the storage was busy or slow (the file system's servers, or the disk)",
 			 op_names[op], p99, HINT_IO_P99_S);
 	}
-	if (f->cpu && f->elapsed > 0 && n < max &&
+	if (f->cpu && f->elapsed > 0 && n < max && !(bad & SERIES_BIT(SERIES_PRESSURE)) &&
 	    f->pressure_us / 1e6 / report_cpu_time(f) > HINT_CPU_SHARE) {
 		char pct[16];
 
@@ -377,13 +549,13 @@ int report_hints(const struct figures *f, struct report_hint *h, int max)
 			 report_percent(f->pressure_us / 1e6, report_cpu_time(f), pct, sizeof(pct)),
 			 100 * HINT_CPU_SHARE);
 	}
-	if (f->net && f->retransmits >= HINT_RETRANSMITS && n < max) {
+	if (f->net && f->retransmits >= HINT_RETRANSMITS && n < max && !(bad & SERIES_BIT(SERIES_RETRANSMITS))) {
 		h[n].key = "lossy_network";
 		snprintf(h[n++].text, sizeof(h->text),
 			 "%.0f TCP segments retransmitted, %d or more: a lossy or congested network path",
 			 f->retransmits, HINT_RETRANSMITS);
 	}
-	if (f->oom && f->oom_kills >= 1 && n < max) {
+	if (f->oom && f->oom_kills >= 1 && n < max && !(bad & SERIES_BIT(SERIES_OOM))) {
 		h[n].key = "out_of_memory";
 		snprintf(h[n++].text, sizeof(h->text),
 			 "the OOM killer ended %.0f of its processes: it needs more memory than it had (--mem)",

@@ -4,11 +4,13 @@
  *   v1 job=42 at=1764000000 elapsed=95 nodes=2 kept=2
  *   f * sets=io io=0,8192000,0 l1=0.002:0/0.004:1999/0.008:2000
  *   f n1 sets=io io=0,4096000,0 l1=...
+ *   f n2 sets=io io=0,4096000,0 bad=1
  *
  * "f *" is the whole job, each other "f" a node: its name, then its sets,
  * as the report shows them, with %XX for a character a name does not
  * carry as it is (a blank, '*', '=', '%') and "-" for "". Numbers read
- * back as they were written. A histogram keeps only the buckets its
+ * back as they were written. "bad=" names the series refused as damaged
+ * (report.h's SERIES_BIT), written 0. A histogram keeps only the buckets its
  * quantiles read (a bound where the count grows, and the one below it;
  * for a run-queue class, also those the classes' sum reads), so the
  * report gives the same figures from the summary as from Prometheus: the
@@ -16,6 +18,7 @@
  * fits the bound; nodes follow in name order while they fit. Read back
  * strictly: the field is a site's too, and a token that does not read is
  * said, never half-used; whatever the writer writes, the reader reads. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,13 +70,16 @@ static void summary_put_number(struct summary_buf *b, const char *before, double
 	summary_put(b, "%s%s", before, s);
 }
 
-/* before, then n numbers, comma-separated. */
-static void summary_put_numbers(struct summary_buf *b, const char *before, const double *v, int n)
+/* before, then n numbers, comma-separated, v[i] the figure of series
+ * first + i: 0 for a damaged one (bad), which the reader refuses again
+ * from "bad=", so nothing the reader refuses (inf, nan) is written. */
+static void summary_put_numbers(struct summary_buf *b, const char *before, const double *v, int n,
+				unsigned int bad, int first)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		summary_put_number(b, i ? "," : before, v[i]);
+		summary_put_number(b, i ? "," : before, bad & SERIES_BIT(first + i) ? 0 : v[i]);
 }
 
 /* A character a node or set name carries as it is; any other as %XX. */
@@ -157,10 +163,12 @@ static void summary_put_hist(struct summary_buf *b, const char *key, const struc
 }
 
 /* One "f" line: f's figures, nothing for what it has not. name NULL:
- * the whole job's ("*"). */
+ * the whole job's ("*"). Its damaged series are named in "bad=" (their
+ * bits), their figures written 0 and their buckets left out. */
 static void summary_put_figures(struct summary_buf *b, const char *name, const char *sets,
 				const struct figures *f)
 {
+	unsigned int bad = report_damaged(f);
 	char key[4];
 	int i;
 
@@ -172,32 +180,36 @@ static void summary_put_figures(struct summary_buf *b, const char *name, const c
 	summary_put(b, " sets=");
 	summary_put_name(b, sets, true);
 	if (f->io) {
-		summary_put_numbers(b, " io=", f->io_bytes, OPS);
+		summary_put_numbers(b, " io=", f->io_bytes, OPS, bad, SERIES_IO_BYTES);
 		for (i = 0; i < OPS; i++) {
 			snprintf(key, sizeof(key), "l%d", i);
-			summary_put_hist(b, key, &f->io_lat[i], NULL);
+			if (!(bad & SERIES_BIT(SERIES_IO_LAT + i)))
+				summary_put_hist(b, key, &f->io_lat[i], NULL);
 		}
 	}
 	if (f->sched) {
-		summary_put_numbers(b, " qs=", f->runq_sum, BEHINDS);
+		summary_put_numbers(b, " qs=", f->runq_sum, BEHINDS, bad, SERIES_RUNQ_SUM);
 		for (i = 0; i < BEHINDS; i++) {
 			snprintf(key, sizeof(key), "q%d", i);
-			summary_put_hist(b, key, &f->runq_by[i], &f->runq);
+			if (!(bad & SERIES_BIT(SERIES_RUNQ + i)))
+				summary_put_hist(b, key, &f->runq_by[i], &f->runq);
 		}
 	}
 	if (f->cpu) {
 		double cpu[] = { f->wait_us, f->waits, f->pressure_us };
 
-		summary_put_numbers(b, " cpu=", cpu, 3);
+		summary_put_numbers(b, " cpu=", cpu, 3, bad, SERIES_WAIT);
 		summary_put(b, ",%d", f->cpu_nodes);
 	}
 	if (f->net) {
 		double net[] = { f->retransmits, f->connects, f->accepts };
 
-		summary_put_numbers(b, " net=", net, 3);
+		summary_put_numbers(b, " net=", net, 3, bad, SERIES_RETRANSMITS);
 	}
 	if (f->oom)
-		summary_put_number(b, " oom=", f->oom_kills);
+		summary_put_numbers(b, " oom=", &f->oom_kills, 1, bad, SERIES_OOM);
+	if (bad)
+		summary_put(b, " bad=%u", bad);
 	summary_put(b, "\n");
 }
 
@@ -436,6 +448,12 @@ static int summary_take(struct figures *f, char *sets, size_t setslen, const cha
 		f->retransmits = v[0];
 		f->connects = v[1];
 		f->accepts = v[2];
+	} else if (kl == 3 && !strncmp(key, "bad", 3)) {
+		/* The series refused as damaged; bits of a newer release's
+		 * series left alone. */
+		if (summary_numbers(val, v, 1) < 0 || v[0] != floor(v[0]) || v[0] > UINT_MAX)
+			return -1;
+		f->damaged |= (unsigned int)v[0] & (SERIES_BIT(SERIES_COUNT) - 1);
 	} else if (kl == 3 && !strncmp(key, "oom", 3)) {
 		if (summary_numbers(val, v, 1) < 0)
 			return -1;

@@ -60,6 +60,15 @@ static char *figures_printed(const struct figures *f, bool json)
 	return s;
 }
 
+/* Printed lines as TAP comments, each after what. */
+static void diag_lines(const char *what, const char *text)
+{
+	const char *l;
+
+	for (l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] ? 1 : 0))
+		tap_diag("%s %.*s", what, (int)strcspn(l, "\n"), l);
+}
+
 static bool has(const char *s, const char *needle)
 {
 	return strstr(s, needle) != NULL;
@@ -88,8 +97,8 @@ static void test_behind_words(void)
 	json = figures_printed(&f, true);
 	ok(has(json, "\"behind_seconds\":{\"other_jobs\":0.500000,\"own_job\":0.300000,\"outside_jobs\":0.150000,\"idle_cpu\":0.050000}"),
 	   "... and in JSON, each number under its class's key");
-	tap_diag("text: %s", text);
-	tap_diag("json: %s", json);
+	diag_lines("text:", text);
+	diag_lines("json:", json);
 	free(text);
 	free(json);
 }
@@ -107,7 +116,7 @@ static void test_runq_no_wait(void)
 	report_runq_total(&f);
 	text = figures_printed(&f, false);
 	ok(!has(text, "-1") && !has(text, "p50"), "no wait: no p50, no -1");
-	tap_diag("got: %s", text);
+	diag_lines("got:", text);
 	ok(has(text, "  run queue  no wait counted yet\n"), "... words: no wait counted yet");
 	json = figures_printed(&f, true);
 	ok(has(json, "\"runq_latency\":{\"count\":0,\"p50_seconds\":null,\"p99_seconds\":null}"),
@@ -147,7 +156,7 @@ static void test_merge_bounds(void)
 	text = figures_printed(&all, false);
 	ok(has(text, "  I/O read   20 requests, 0 bytes, latency p50 0.001000 s, p99 0.001980 s\n"),
 	   "... p50 0.001, p99 0.00198");
-	tap_diag("got: %s", text);
+	diag_lines("got:", text);
 	free(text);
 
 	/* A node without +Inf (its last bound is its total) and one with it. */
@@ -162,7 +171,7 @@ static void test_merge_bounds(void)
 	text = figures_printed(&all, false);
 	ok(has(text, "  I/O write  20 requests, 0 bytes, latency p50 0.001000 s, p99 0.004000 s\n"),
 	   "a node lacking +Inf: 10, 15, 15, 20: 20 requests, p99 in +Inf's bucket");
-	tap_diag("got: %s", text);
+	diag_lines("got:", text);
 	free(text);
 }
 
@@ -188,11 +197,61 @@ static void test_merge_classes(void)
 	a = figures_printed(&full, false);
 	b = figures_printed(&kept, false);
 	ok(has(a, "  run queue  20 waits, p50 0.001000 s, p99 0.003960 s\n"), "full buckets: 20 waits");
-	tap_diag("got: %s", a);
+	diag_lines("got:", a);
 	ok(!strcmp(a, b), "the kept buckets: the same words");
-	tap_diag("got: %s", b);
+	diag_lines("got:", b);
 	free(a);
 	free(b);
+}
+
+/* A figure is never printed as inf, nan or a negative latency, and
+ * the JSON stays JSON: the damaged series is refused (words in its line,
+ * null in JSON), the rest stands. */
+static void damaged_check(const struct figures *f, const char *what, const char *line)
+{
+	char *text = figures_printed(f, false), *json = figures_printed(f, true);
+
+	ok(!has(text, "inf") && !has(text, "nan") && !has(text, "-1.0") && has(text, line),
+	   "%s: \"%s\", no inf, nan or -1", what, line);
+	diag_lines("text:", text);
+	ok(!has(json, "inf") && !has(json, "nan") && !has(json, "-1"), "... its JSON neither");
+	ok(has(text, "  TCP        3 retransmits,"), "... the rest of the figures stand");
+	free(text);
+	free(json);
+}
+
+static void test_damaged(void)
+{
+	static struct figures n1, n2, all;
+
+	figures_node(&n1, "io_bytes_total{operation=\"read\"} 1.7e308\n"
+			  "net_tcp_retransmits_total{} 1\n");
+	figures_node(&n2, "io_bytes_total{operation=\"read\"} 1.7e308\n"
+			  "net_tcp_retransmits_total{} 2\n");
+	memset(&all, 0, sizeof(all));
+	report_figures_add(&all, &n1);
+	report_figures_add(&all, &n2);
+	report_runq_total(&all);
+	damaged_check(&all, "1.7e308 bytes on each of two nodes", "  I/O read   not shown: a damaged series");
+
+	figures_node(&n1, "io_latency_seconds_bucket{operation=\"read\",le=\"NaN\"} 5\n"
+			  "io_latency_seconds_bucket{operation=\"read\",le=\"+Inf\"} 5\n"
+			  "net_tcp_retransmits_total{} 3\n");
+	damaged_check(&n1, "le=\"NaN\"", "  I/O read   not shown: a damaged series");
+	figures_node(&n1, "sched_runq_latency_seconds_bucket{behind=\"own_job\",le=\"-1\"} 5\n"
+			  "sched_runq_latency_seconds_bucket{behind=\"own_job\",le=\"+Inf\"} 5\n"
+			  "net_tcp_retransmits_total{} 3\n");
+	damaged_check(&n1, "le=\"-1\"", "  run queue  not shown: a damaged series");
+	figures_node(&n1, "oom_kills_total{} NaN\n"
+			  "net_tcp_retransmits_total{} 3\n");
+	damaged_check(&n1, "a count NaN", "  OOM        not shown: a damaged series");
+	figures_node(&n1, "sched_waits_total{} -4\n"
+			  "net_tcp_retransmits_total{} 3\n");
+	damaged_check(&n1, "a count -4", "  CPU wait   not shown: a damaged series");
+	figures_node(&n1, "io_latency_seconds_bucket{operation=\"write\",le=\"0.001\"} 5\n"
+			  "io_latency_seconds_bucket{operation=\"write\",le=\"+Inf\"} 4\n"
+			  "net_tcp_retransmits_total{} 3\n");
+	damaged_check(&n1, "a cumulative count that falls", "  I/O write  not shown: a damaged series");
 }
 
 int main(void)
@@ -201,5 +260,6 @@ int main(void)
 	test_runq_no_wait();
 	test_merge_bounds();
 	test_merge_classes();
+	test_damaged();
 	return tap_done();
 }

@@ -1,8 +1,8 @@
 /* The job summary's codec (report_summary.c): whatever its writer writes,
  * its reader reads (hostile node names and sets, bounds and counts at the
- * edges of what prints), a token with a NUL refused rather than half
- * read, and a job's figures worded the same from its summary as from
- * the figures it was made of. One function per case. */
+ * edges of what prints, damaged series), a token with a NUL refused
+ * rather than half read, and a job's figures worded the same from its
+ * summary as from the figures it was made of. One function per case. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +139,15 @@ static void test_round_trip_values(void)
 		free(got.node);
 }
 
+/* Printed lines as TAP comments, each after what. */
+static void diag_lines(const char *what, const char *text)
+{
+	const char *l;
+
+	for (l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] ? 1 : 0))
+		tap_diag("%s %.*s", what, (int)strcspn(l, "\n"), l);
+}
+
 /* What report_text_figures prints for f. */
 static char *summary_words(const struct figures *f)
 {
@@ -203,16 +212,18 @@ static void test_same_words(void)
 	a = summary_words(&all);
 	b = summary_words(&back);
 	ok(!strcmp(a, b), "... the whole job's words the same");
-	tap_diag("from the figures: %s", a);
-	tap_diag("from the summary: %s", b);
+	diag_lines("from the figures:", a);
+	diag_lines("from the summary:", b);
 	free(a);
 	free(b);
 	for (i = 0; rc == 1 && i < 2; i++) {
 		a = summary_words(&c.node[i].f);
 		b = summary_words(&got.node[i].f);
 		ok(!strcmp(a, b), "... node %s's the same", c.node[i].name);
-		if (strcmp(a, b))
-			tap_diag("from the figures: %s# from the summary: %s", a, b);
+		if (strcmp(a, b)) {
+			diag_lines("from the figures:", a);
+			diag_lines("from the summary:", b);
+		}
 		free(a);
 		free(b);
 	}
@@ -221,11 +232,48 @@ static void test_same_words(void)
 	free(c.node);
 }
 
+/* Damaged series (a sum too large, a bound NaN, a count -1): written as
+ * "bad=", read back refused alike, nothing the reader refuses written. */
+static void test_round_trip_damaged(void)
+{
+	static struct figures all, back;
+	struct cluster c = { 0 }, got;
+	struct summary h = { JOB, 1764000000, 300, 0 }, h2;
+	char why[200] = "", *a, *b;
+	int rc;
+
+	memset(&all, 0, sizeof(all));
+	take(&all, "io_bytes_total", "operation=\"read\"", 1.7e308);
+	take(&all, "io_bytes_total", "operation=\"read\"", 1.7e308);
+	take(&all, "io_latency_seconds_bucket", "operation=\"write\",le=\"NaN\"", 1);
+	take(&all, "sched_runq_latency_seconds_bucket", "behind=\"idle_cpu\",le=\"0.001\"", 2);
+	take(&all, "sched_waits_total", "", -1);
+	take(&all, "oom_kills_total", "", 1);
+	report_runq_total(&all);
+	ok(report_damaged(&all) == (SERIES_BIT(SERIES_IO_BYTES + OP_READ) | SERIES_BIT(SERIES_IO_LAT + OP_WRITE) |
+				    SERIES_BIT(SERIES_WAITS)),
+	   "a sum past the largest double, a bound NaN, a count -1: 3 series damaged (%#x)", report_damaged(&all));
+	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 0, "... written");
+	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
+	ok(rc == 1 && report_damaged(&back) == report_damaged(&all), "... read back, the same 3 refused (rc %d%s%s)",
+	   rc, rc < 0 ? ": " : "", rc < 0 ? why : "");
+	a = summary_words(&all);
+	b = summary_words(&back);
+	ok(!strcmp(a, b), "... the same words");
+	diag_lines("from the figures:", a);
+	diag_lines("from the summary:", b);
+	free(a);
+	free(b);
+	if (rc == 1)
+		free(got.node);
+}
+
 int main(void)
 {
 	test_nul_refused();
 	test_round_trip_names();
 	test_round_trip_values();
 	test_same_words();
+	test_round_trip_damaged();
 	return tap_done();
 }
