@@ -44,9 +44,9 @@ case " \$* " in
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
-*" --jobs=14 "*) echo "14|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
-*" --jobs=15 "*) echo "15|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
-*" --jobs=13 "*) echo "13|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=41 "*) echo "41|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=42 "*) echo "42|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=43 "*) echo "43|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
 exit 0
@@ -114,11 +114,11 @@ S7 = {
         ({"instance": "n2:941", "operation": "read", "le": "0.002"}, 10),
         ({"instance": "n2:941", "operation": "read", "le": "+Inf"}, 10)],
 }
-# Job 13: run-queue buckets whose bounds differ by node: n1's other_jobs
+# Job 41: run-queue buckets whose bounds differ by node: n1's other_jobs
 # has 0.002, n2's outside_jobs not. The whole job's p99 falls between
 # 0.002 and 0.004: its summary must keep 0.002, though neither class's
 # own quantiles read it.
-S13 = {
+S41 = {
     "ebpf_exporter_spank_sched_runq_latency_seconds_bucket": [
         ({"instance": "n1:942", "behind": "other_jobs", "le": le}, v)
         for le, v in (("0.001", 10), ("0.002", 10), ("0.004", 10), ("+Inf", 10))] + [
@@ -128,17 +128,17 @@ S13 = {
         ({"instance": "n1:942", "behind": "other_jobs"}, 0.009),
         ({"instance": "n2:942", "behind": "outside_jobs"}, 0.001)],
 }
-# Job 14: instances whose host is no plain node name: "*" (the
+# Job 42: instances whose host is no plain node name: "*" (the
 # summary's whole job), "-" (its empty name), "", a blank, '%', '='.
-S14 = {
+S42 = {
     "ebpf_exporter_spank_oom_kills_total": [
         ({"instance": i}, n) for n, i in enumerate(("*:944", "-:944", ":944", "a b:944", "50%=x:944", "n1:944"), 1)],
     "spank_ebpf_job_info": [({"instance": "*:9100", "sets": "io, =*"}, 1), ({"instance": "n1:9100", "sets": "-"}, 1)],
 }
-# Job 15: damaged series: 1.7e308 bytes read on each node (the sum is
+# Job 43: damaged series: 1.7e308 bytes read on each node (the sum is
 # not finite), a bucket bound NaN on n1, one negative on n2; the
 # retransmits are sound.
-S15 = {
+S43 = {
     "ebpf_exporter_spank_io_bytes_total": [
         ({"instance": "n1:941", "operation": "read"}, 1.7e308), ({"instance": "n2:941", "operation": "read"}, 1.7e308)],
     "ebpf_exporter_spank_io_latency_seconds_bucket": [
@@ -183,9 +183,9 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10", "13", "14", "15") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "41", "42", "43") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "13": S13, "14": S14, "15": S15}[m.group(2)].get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "41": S41, "42": S42, "43": S43}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             code = 200
         self.send_response(code)
@@ -317,33 +317,33 @@ run report --summary --json --squeue "$d/slurm/squeue" 5
 is "report --summary --json 5: source summary, the same total and nodes, quantiles and all, as from Prometheus" \
 	"$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
 
-run report --cluster --squeue "$d/slurm/squeue" 13
+run report --cluster --squeue "$d/slurm/squeue" 41
 from_prom=$out
-is "job 13, run-queue buckets with other bounds on each node: the whole job's added as step functions" \
+is "job 41, run-queue buckets with other bounds on each node: the whole job's added as step functions" \
 	"$rc $(printf '%s\n' "$out" | sed -n 3p)" \
 	"0   run queue  20 waits, p50 0.001000 s, p99 0.003960 s; of the time waited, 90% behind other jobs, 10% behind processes outside any job"
-run summary --squeue "$d/slurm/squeue" 13
-run report --summary --squeue "$d/slurm/squeue" 13
+run summary --squeue "$d/slurm/squeue" 41
+run report --summary --squeue "$d/slurm/squeue" 41
 is "... from its summary: the same words, whole job and each node" "$rc $(printf '%s\n' "$out" | sed 1d)" \
 	"0 $(printf '%s\n' "$from_prom" | sed 1d)"
-run report --cluster --json --squeue "$d/slurm/squeue" 13
+run report --cluster --json --squeue "$d/slurm/squeue" 41
 from_prom=$(printf '%s' "$out" | json_figures)
-run report --summary --json --squeue "$d/slurm/squeue" 13
+run report --summary --json --squeue "$d/slurm/squeue" 41
 is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
 
-run report --cluster --squeue "$d/slurm/squeue" 14
+run report --cluster --squeue "$d/slurm/squeue" 42
 from_prom=$out
-is "job 14, nodes named *, -, '', 'a b', '50%=x': each its own" "$rc $(printf '%s\n' "$out" | grep -c '^ node ')" "0 6"
-run summary --squeue "$d/slurm/squeue" 14
-like "... its summary stored, all 6 nodes" "$rc $err" "^0 info: spank_ebpf: summary job 14: stored in its AdminComment: 6 of 6 nodes, "
-run report --summary --squeue "$d/slurm/squeue" 14
+is "job 42, nodes named *, -, '', 'a b', '50%=x': each its own" "$rc $(printf '%s\n' "$out" | grep -c '^ node ')" "0 6"
+run summary --squeue "$d/slurm/squeue" 42
+like "... its summary stored, all 6 nodes" "$rc $err" "^0 info: spank_ebpf: summary job 42: stored in its AdminComment: 6 of 6 nodes, "
+run report --summary --squeue "$d/slurm/squeue" 42
 is "... read back: the same words, each node's name and sets as they were" "$rc $err $(printf '%s\n' "$out" | sed 1d)" \
 	"0  $(printf '%s\n' "$from_prom" | sed 1d)"
 
-run report --cluster --squeue "$d/slurm/squeue" 15
+run report --cluster --squeue "$d/slurm/squeue" 43
 from_prom=$out
 from_prom_err=$err
-is "job 15, damaged series: exit 1, each refused with words, none printed as inf, nan or -1" \
+is "job 43, damaged series: exit 1, each refused with words, none printed as inf, nan or -1" \
 	"$rc $(printf '%s\n' "$out" | grep -c -e inf -e nan -e '-1\.0') $(printf '%s\n' "$out" | sed -n 3,6p)" \
 	"1 0   I/O read   not shown: a damaged series (named in the errors)
   I/O write  not shown: a damaged series (named in the errors)
@@ -354,13 +354,13 @@ is "... the errors say which node and series" "$err" \
 spank-ebpf: report: node n2: ebpf_exporter_spank_sched_runq_latency_seconds_bucket{behind=\"own_job\"}: refused as damaged: a bucket bound that is NaN or negative, or a count that is not a finite count or falls
 spank-ebpf: report: whole job: ebpf_exporter_spank_io_bytes_total{operation=\"read\"}: refused as damaged: a value that is not a finite count (NaN, infinite or negative), alone or added up"
 is "... each node's sound figures stand" "$(printf '%s\n' "$out" | grep -c -e '^  TCP        [34] retransmits' -e '^  I/O read   1[0-9]\{308\} bytes, ')" 4
-run report --cluster --json --squeue "$d/slurm/squeue" 15
+run report --cluster --json --squeue "$d/slurm/squeue" 43
 is "... --json: exit 1, JSON (json.tool reads it), the damaged figures null, the errors listed" \
 	"$rc $(printf '%s' "$out" | python3 -m json.tool >/dev/null 2>&1 && echo json) $(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["total"]; n=d["per_node"]; print(t["io"]["read"]["bytes"], t["io"]["write"]["latency"], t["sched"]["runq_latency"]["count"], t["net"]["retransmits"], n[0]["io"]["write"]["latency"]["count"], n[1]["sched"]["runq_latency"]["p50_seconds"], len(d["errors"]), d["errors"][2].split(": refused")[0])' 2>&1)" \
 	"1 json None {'count': None, 'p50_seconds': None, 'p99_seconds': None} None 7 None None 3 whole job: ebpf_exporter_spank_io_bytes_total{operation=\"read\"}"
-run summary --squeue "$d/slurm/squeue" 15
-like "... its summary stored" "$rc $err" "^0 info: spank_ebpf: summary job 15: stored in its AdminComment: 2 of 2 nodes, "
-run report --summary --squeue "$d/slurm/squeue" 15
+run summary --squeue "$d/slurm/squeue" 43
+like "... its summary stored" "$rc $err" "^0 info: spank_ebpf: summary job 43: stored in its AdminComment: 2 of 2 nodes, "
+run report --summary --squeue "$d/slurm/squeue" 43
 is "... read back: exit 1, the same words and errors" "$rc $(printf '%s\n' "$out" | sed 1d)
 $err" "1 $(printf '%s\n' "$from_prom" | sed 1d)
 $from_prom_err"
