@@ -49,6 +49,9 @@ case " \$* " in
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
 *" --jobs=7 "*) echo "7|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=41 "*) echo "41|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=42 "*) echo "42|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=43 "*) echo "43|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 *" --jobs=13 "*) printf '13|4001|al\\377i\\001c\\303\\251|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
@@ -117,6 +120,39 @@ S7 = {
         ({"instance": "n2:941", "operation": "read", "le": "0.002"}, 10),
         ({"instance": "n2:941", "operation": "read", "le": "+Inf"}, 10)],
 }
+# Job 41: run-queue buckets whose bounds differ by node: n1's other_jobs
+# has 0.002, n2's outside_jobs not. The whole job's p99 falls between
+# 0.002 and 0.004: its summary must keep 0.002, though neither class's
+# own quantiles read it.
+S41 = {
+    "ebpf_exporter_spank_sched_runq_latency_seconds_bucket": [
+        ({"instance": "n1:942", "behind": "other_jobs", "le": le}, v)
+        for le, v in (("0.001", 10), ("0.002", 10), ("0.004", 10), ("+Inf", 10))] + [
+        ({"instance": "n2:942", "behind": "outside_jobs", "le": le}, v)
+        for le, v in (("0.001", 0), ("0.004", 10), ("+Inf", 10))],
+    "ebpf_exporter_spank_sched_runq_latency_seconds_sum": [
+        ({"instance": "n1:942", "behind": "other_jobs"}, 0.009),
+        ({"instance": "n2:942", "behind": "outside_jobs"}, 0.001)],
+}
+# Job 42: instances whose host is no plain node name: "*" (the
+# summary's whole job), "-" (its empty name), "", a blank, '%', '='.
+S42 = {
+    "ebpf_exporter_spank_oom_kills_total": [
+        ({"instance": i}, n) for n, i in enumerate(("*:944", "-:944", ":944", "a b:944", "50%=x:944", "n1:944"), 1)],
+    "spank_ebpf_job_info": [({"instance": "*:9100", "sets": "io, =*"}, 1), ({"instance": "n1:9100", "sets": "-"}, 1)],
+}
+# Job 43: damaged series: 1.7e308 bytes read on each node (the sum is
+# not finite), a bucket bound NaN on n1, one negative on n2; the
+# retransmits are sound.
+S43 = {
+    "ebpf_exporter_spank_io_bytes_total": [
+        ({"instance": "n1:941", "operation": "read"}, 1.7e308), ({"instance": "n2:941", "operation": "read"}, 1.7e308)],
+    "ebpf_exporter_spank_io_latency_seconds_bucket": [
+        ({"instance": "n1:941", "operation": "write", "le": le}, 5) for le in ("NaN", "+Inf")],
+    "ebpf_exporter_spank_sched_runq_latency_seconds_bucket": [
+        ({"instance": "n2:942", "behind": "own_job", "le": le}, 5) for le in ("-1", "+Inf")],
+    "ebpf_exporter_spank_net_tcp_retransmits_total": [({"instance": "n1:943"}, 3), ({"instance": "n2:943"}, 4)],
+}
 # Job 10 ran on 1000 nodes, each with its reads (a summary's bound).
 S10 = {
     "ebpf_exporter_spank_io_latency_seconds_bucket": [
@@ -173,9 +209,10 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10", "14", "16") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "14", "16", "41", "42", "43") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "14": S14, "16": S16}[m.group(2)].get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "14": S14, "16": S16,
+                                    "41": S41, "42": S42, "43": S43}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             if m and m.group(2) in ("17", "18") and m.group(1) in ("ebpf_exporter_spank_net_tcp_retransmits_total", "spank_ebpf_job_info"):
                 body = big(50000 if m.group(2) == "17" else 175727)
@@ -247,8 +284,8 @@ run report --cluster --json --squeue "$d/slurm/squeue" 5
 is "... and none for job 5" "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["hints"])' 2>&1)" "[]"
 
 run report --cluster --squeue "$d/slurm/squeue" 7
-like "nodes whose buckets have different bounds: each bucket added at its own bound (20 requests, not 30)" \
-	"$rc $(printf '%s\n' "$out" | sed -n 3p)" "^0   I/O read   20 requests, "
+is "nodes whose buckets have different bounds: added as step functions (0.001: 10, 0.002: 20, +Inf: 20)" \
+	"$rc $(printf '%s\n' "$out" | sed -n 3p)" "0   I/O read   20 requests, 0 bytes, latency p50 0.001000 s, p99 0.001980 s"
 
 run report --cluster --squeue "$d/slurm/squeue" 8
 like "Slurm's words (a state) made printable before the terminal" "$rc $(printf '%s\n' "$out" | head -n 1)" \
@@ -317,6 +354,59 @@ from_prom=$(printf '%s' "$out" | json_figures)
 run report --summary --json --squeue "$d/slurm/squeue" 5
 is "report --summary --json 5: source summary, the same total and nodes, quantiles and all, as from Prometheus" \
 	"$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
+
+run report --cluster --squeue "$d/slurm/squeue" 41
+from_prom=$out
+is "job 41, run-queue buckets with other bounds on each node: the whole job's added as step functions" \
+	"$rc $(printf '%s\n' "$out" | sed -n 3p)" \
+	"0   run queue  20 waits, p50 0.001000 s, p99 0.003960 s; of the time waited, 90% behind other jobs, 10% behind processes outside any job"
+run summary --squeue "$d/slurm/squeue" 41
+run report --summary --squeue "$d/slurm/squeue" 41
+is "... from its summary: the same words, whole job and each node" "$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0 $(printf '%s\n' "$from_prom" | sed 1d)"
+run report --cluster --json --squeue "$d/slurm/squeue" 41
+from_prom=$(printf '%s' "$out" | json_figures)
+run report --summary --json --squeue "$d/slurm/squeue" 41
+is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
+
+# Such names are no node of the job (n[1-2]): left out, named, before
+# the summary's writer sees them (its codec round-trips them all the
+# same: test_summary).
+run report --cluster --squeue "$d/slurm/squeue" 42
+from_prom=$out
+is "job 42, instances named *, -, '', 'a b', '50%=x': n1 alone, the others left out, named" \
+	"$rc $(printf '%s\n' "$out" | grep -c '^ node ') $err" \
+	"0 1 spank-ebpf: report: series of 5 nodes outside job 42's nodes left out: , *, -, 50%=x, a b"
+run summary --squeue "$d/slurm/squeue" 42
+like "... its summary stored, its 1 node" "$rc $(printf '%s\n' "$err" | tail -n 1)" "^0 info: spank_ebpf: summary job 42: stored in its AdminComment: 1 of 1 nodes?, "
+run report --summary --squeue "$d/slurm/squeue" 42
+is "... read back: the same words, each node's name and sets as they were" "$rc $err $(printf '%s\n' "$out" | sed 1d)" \
+	"0  $(printf '%s\n' "$from_prom" | sed 1d)"
+
+run report --cluster --squeue "$d/slurm/squeue" 43
+from_prom=$out
+from_prom_err=$err
+is "job 43, damaged series: exit 1, each refused with words, none printed as inf, nan or -1" \
+	"$rc $(printf '%s\n' "$out" | grep -c -e inf -e nan -e '-1\.0') $(printf '%s\n' "$out" | sed -n 3,6p)" \
+	"1 0   I/O read   not shown: a damaged series (named in the errors)
+  I/O write  not shown: a damaged series (named in the errors)
+  run queue  not shown: a damaged series (named in the errors)
+  TCP        7 retransmits, 0 connections (0 connect, 0 accept)"
+is "... the errors say which node and series" "$err" \
+	"spank-ebpf: report: node n1: ebpf_exporter_spank_io_latency_seconds_bucket{operation=\"write\"}: refused as damaged: a bucket bound that is NaN or negative, or a count that is not a finite count or falls
+spank-ebpf: report: node n2: ebpf_exporter_spank_sched_runq_latency_seconds_bucket{behind=\"own_job\"}: refused as damaged: a bucket bound that is NaN or negative, or a count that is not a finite count or falls
+spank-ebpf: report: whole job: ebpf_exporter_spank_io_bytes_total{operation=\"read\"}: refused as damaged: a value that is not a finite count (NaN, infinite or negative), alone or added up"
+is "... each node's sound figures stand" "$(printf '%s\n' "$out" | grep -c -e '^  TCP        [34] retransmits' -e '^  I/O read   1[0-9]\{308\} bytes, ')" 4
+run report --cluster --json --squeue "$d/slurm/squeue" 43
+is "... --json: exit 1, JSON (json.tool reads it), the damaged figures null, the errors listed" \
+	"$rc $(printf '%s' "$out" | python3 -m json.tool >/dev/null 2>&1 && echo json) $(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["total"]; n=d["per_node"]; print(t["io"]["read"]["bytes"], t["io"]["write"]["latency"], t["sched"]["runq_latency"]["count"], t["net"]["retransmits"], n[0]["io"]["write"]["latency"]["count"], n[1]["sched"]["runq_latency"]["p50_seconds"], len(d["errors"]), d["errors"][2].split(": refused")[0])' 2>&1)" \
+	"1 json None {'count': None, 'p50_seconds': None, 'p99_seconds': None} None 7 None None 3 whole job: ebpf_exporter_spank_io_bytes_total{operation=\"read\"}"
+run summary --squeue "$d/slurm/squeue" 43
+like "... its summary stored" "$rc $err" "^0 info: spank_ebpf: summary job 43: stored in its AdminComment: 2 of 2 nodes, "
+run report --summary --squeue "$d/slurm/squeue" 43
+is "... read back: exit 1, the same words and errors" "$rc $(printf '%s\n' "$out" | sed 1d)
+$err" "1 $(printf '%s\n' "$from_prom" | sed 1d)
+$from_prom_err"
 
 echo gone >"$d/mode"
 run report --cluster --squeue "$d/slurm/squeue" 5

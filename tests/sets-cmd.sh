@@ -426,13 +426,21 @@ e = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["errors"][0]
 print(ascii(e[e.index("answered"):]))' "$d/out" 2>&1)" \
 	"1 0 'answered \"HTTP/1.0 500 \\x1b]0;PWNED\\x07\\x1b[2J\\ufffd\\ufffd\"'"
 run -c "$d/plugstack2.conf" report --json 39
-is "report --json of a job whose exporter serves NaN and +Inf: valid JSON, those samples left out" \
+is "report --json of a job whose exporter serves NaN and +Inf: exit 1, valid JSON, those series refused (null, named in the errors)" \
 	"$rc $(printf '%s' "$out" | python3 -c '
 import json, sys
 def no(c):
     raise ValueError("not JSON: " + c)
 d = json.loads(sys.stdin.read(), parse_constant=no)
-print(d["io"], d["net"])' 2>&1)" "0 None None"
+print(d["io"]["read"]["bytes"], d["net"]["retransmits"], [e.split(": refused as damaged: ")[0] for e in d["errors"]])' 2>&1)" \
+	"1 None None ['ebpf_exporter_spank_io_bytes_total{operation=\"read\"}', 'ebpf_exporter_spank_net_tcp_retransmits_total']"
+run -c "$d/plugstack2.conf" report 39
+is "... as text: its lines say so, the errors which series, nothing printed as nan or inf" "$rc $out
+$err" "1 job 39 (user nobody), probe sets good
+  I/O read   not shown: a damaged series (named in the errors)
+  TCP        not shown: a damaged series (named in the errors)
+spank-ebpf: report: ebpf_exporter_spank_io_bytes_total{operation=\"read\"}: refused as damaged: a value that is not a finite count (NaN, infinite or negative), alone or added up
+spank-ebpf: report: ebpf_exporter_spank_net_tcp_retransmits_total: refused as damaged: a value that is not a finite count (NaN, infinite or negative), alone or added up"
 
 # Item 9: bytes without latency buckets are no contradiction.
 run -c "$d/plugstack2.conf" report 36

@@ -105,6 +105,42 @@ void prom_hist_bucket(struct prom_hist *h, double le, double cum)
 	h->n++;
 }
 
+double prom_hist_at(const struct prom_hist *h, double le)
+{
+	double at = 0;
+	int i;
+
+	for (i = 0; i < h->n && h->le[i] <= le; i++)
+		at = h->cum[i];
+	return at;
+}
+
+void prom_hist_add(struct prom_hist *sum, const struct prom_hist *h)
+{
+	struct prom_hist out;
+	int i = 0, j = 0;
+
+	memset(&out, 0, sizeof(out));
+	/* Both bound lists are sorted: their union, in order. */
+	while (i < sum->n || j < h->n) {
+		double le;
+
+		if (j == h->n || (i < sum->n && sum->le[i] < h->le[j]))
+			le = sum->le[i++];
+		else if (i == sum->n || h->le[j] < sum->le[i])
+			le = h->le[j++];
+		else
+			le = sum->le[i++], j++;
+		/* No room: the bounds in between are left out, the largest
+		 * kept last, so the total stays whole. */
+		if (out.n == PROM_BUCKETS_MAX)
+			out.n--;
+		out.le[out.n] = le;
+		out.cum[out.n++] = prom_hist_at(sum, le) + prom_hist_at(h, le);
+	}
+	*sum = out;
+}
+
 double prom_hist_quantile(const struct prom_hist *h, double q)
 {
 	double total, rank, lower = 0, below = 0;

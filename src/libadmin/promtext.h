@@ -35,6 +35,14 @@ struct prom_hist {
 
 /* Adds a bucket (any order; a bound seen twice keeps the last). */
 void prom_hist_bucket(struct prom_hist *h, double le, double cum);
+/* h's count at bound le, h read as the step function a cumulative
+ * histogram is: its count at its largest bound <= le, 0 below its first;
+ * at +Inf its total (its last count, with or without a +Inf bucket). */
+double prom_hist_at(const struct prom_hist *h, double le);
+/* h added into sum (both sorted, as prom_hist_bucket keeps them), bound
+ * by bound over the union of their bounds, each one's count there from
+ * prom_hist_at: a bound one lacks counts what it has below it, not 0. */
+void prom_hist_add(struct prom_hist *sum, const struct prom_hist *h);
 /* The q-quantile (0 <= q <= 1), linear within the bucket it falls in;
  * -1 when the histogram has no observation. */
 double prom_hist_quantile(const struct prom_hist *h, double q);

@@ -161,7 +161,7 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, long long u
 {
 	static struct sets sets;
 	static struct figures f;
-	static char errs[SETS_MAX][800];
+	static char errs[SETS_MAX + SERIES_COUNT][800]; /* a set's, a damaged series' */
 	long long budget_end = clock_us() + REPORT_BUDGET_MS * 1000LL;
 	struct jobinfo_list l = { 0, NULL };
 	const struct jobinfo *j;
@@ -220,6 +220,10 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, long long u
 		c += len + (c[len] ? 1 : 0);
 	}
 	report_runq_total(&f);
+	/* A series refused as damaged: an error, its figure not shown. */
+	for (rc = 0; nerr < SETS_MAX + SERIES_COUNT &&
+		     report_damage_next(report_damaged(&f), &rc, NULL, errs[nerr], sizeof(errs[0]));)
+		nerr++;
 	/* The job's run time, for the share of it spent waiting: Slurm's
 	 * count, asked only when there is a wait to divide (bounded). */
 	f.elapsed = -1;

@@ -22,8 +22,30 @@ enum { OP_READ, OP_WRITE, OP_OTHER, OPS };
  * "behind" label), in the order the report words them. */
 enum { BEHIND_OTHER, BEHIND_OWN, BEHIND_OUTSIDE, BEHIND_IDLE, BEHINDS };
 
+/* The series a figure is read from, each a bit of figures.damaged. */
+enum {
+	SERIES_IO_BYTES,                             /* + OP_*: io_bytes_total */
+	SERIES_IO_LAT = SERIES_IO_BYTES + OPS,       /* + OP_*: io_latency_seconds_bucket */
+	SERIES_RUNQ = SERIES_IO_LAT + OPS,           /* + BEHIND_*: sched_runq_..._bucket */
+	SERIES_RUNQ_SUM = SERIES_RUNQ + BEHINDS,     /* + BEHIND_*: sched_runq_..._sum */
+	SERIES_WAIT = SERIES_RUNQ_SUM + BEHINDS,
+	SERIES_WAITS,
+	SERIES_PRESSURE,
+	SERIES_RETRANSMITS,
+	SERIES_CONNECTS,
+	SERIES_ACCEPTS,
+	SERIES_OOM,
+	SERIES_COUNT
+};
+#define SERIES_BIT(s) (1u << (s))
+
 struct figures {
 	bool io, sched, cpu, net, oom;            /* some series of it seen */
+	/* Series refused as damaged (SERIES_BIT): a value that is not a
+	 * finite count, a bucket bound that is NaN or negative. Its figure
+	 * is never shown as a number (report_damaged adds those whose sum
+	 * is not finite). */
+	unsigned int damaged;
 	struct prom_hist io_lat[OPS];
 	double io_bytes[OPS];
 	struct prom_hist runq_by[BEHINDS], runq;  /* runq: all classes */
@@ -44,6 +66,14 @@ void report_runq_total(struct figures *f);
 /* f's counts and buckets added into sum (a job's nodes). */
 void report_figures_add(struct figures *sum, const struct figures *f);
 bool report_figures_any(const struct figures *f);
+/* f's damaged series (SERIES_BIT): those refused as they were read, and
+ * those whose figure is not finite (a sum too large) or whose buckets'
+ * counts fall. */
+unsigned int report_damaged(const struct figures *f);
+/* The words for the damaged series in damaged, from the *at-th series
+ * on: the next one's into buf, after where ("node n1: "); false when
+ * none is left. */
+bool report_damage_next(unsigned int damaged, int *at, const char *where, char *buf, size_t len);
 /* The figures' lines (indented two spaces), and their JSON members
  * ("io":...,"oom":...) added to obj (jsonout.h). */
 void report_text_figures(const struct figures *f, int nerr);

@@ -286,6 +286,39 @@ struct cluster_source {
 	const char *url;         /* Prometheus', when not */
 };
 
+/* Each series refused as damaged, in words ("node n1: SERIES: refused
+ * as damaged: ..."): counted, on stderr, or as JSON strings (the
+ * "errors"). A node's is said once, by the node; the whole job's only
+ * when no node shown says it (its sum too large, or a node the summary
+ * left out). How many. */
+enum cluster_say { SAY_COUNT, SAY_TEXT, SAY_JSON };
+static int cluster_damage(const struct cluster *c, const struct figures *all, enum cluster_say say,
+			  struct json_object *errors)
+{
+	char where[CLUSTER_NODE_MAX + 16], words[400];
+	unsigned int nodes = 0, bad;
+	size_t i;
+	int at, n = 0;
+
+	for (i = 0; i <= c->n; i++) {
+		if (i < c->n) {
+			bad = report_damaged(&c->node[i].f);
+			nodes |= bad;
+			snprintf(where, sizeof(where), "node %s: ", c->node[i].name);
+		} else {
+			bad = report_damaged(all) & ~nodes;
+			snprintf(where, sizeof(where), "whole job: ");
+		}
+		for (at = 0; report_damage_next(bad, &at, where, words, sizeof(words)); n++) {
+			if (say == SAY_JSON)
+				jsonout_append(errors, jsonout_string(words));
+			else if (say == SAY_TEXT)
+				fprintf(stderr, "spank-ebpf: report: %s\n", words); /* printable: names are */
+		}
+	}
+	return n;
+}
+
 static void cluster_text(const struct job_range *r, unsigned long job, const struct cluster *c,
 			 const struct figures *all, const struct cluster_source *src)
 {
@@ -371,6 +404,7 @@ static void cluster_json(const struct job_range *r, unsigned long job, const str
 	m = json_object_new_array();
 	if (left_out[0])
 		jsonout_append(m, jsonout_string(left_out));
+	cluster_damage(c, all, SAY_JSON, m);
 	jsonout_add(o, "errors", m);
 	jsonout_print(stdout, o);
 }
@@ -537,10 +571,13 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summ
 		src.summary = true;
 	}
 	src.h = &h;
+	/* A series refused as damaged: said, the rest shown, exit 1 (as a
+	 * node's report with a set it could not read). */
+	rc = cluster_damage(&c, &all, json ? SAY_COUNT : SAY_TEXT, NULL);
 	if (json)
 		cluster_json(&r, job, &c, &all, &src, left_out);
 	else
 		cluster_text(&r, job, &c, &all, &src);
 	free(c.node);
-	return EXIT_OK;
+	return rc ? EXIT_ANOMALY : EXIT_OK;
 }

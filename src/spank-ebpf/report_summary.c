@@ -4,13 +4,21 @@
  *   v1 job=42 at=1764000000 elapsed=95 nodes=2 kept=2
  *   f * sets=io io=0,8192000,0 l1=0.002:0/0.004:1999/0.008:2000
  *   f n1 sets=io io=0,4096000,0 l1=...
+ *   f n2 sets=io io=0,4096000,0 bad=1
  *
- * "f *" is the whole job, each other "f" a node. A histogram keeps only
- * the buckets its quantiles read (a bound where the count grows, and the
- * one below it), so the report gives the same figures from the summary as
- * from Prometheus. The whole job always fits the bound; nodes follow in
- * name order while they fit. Read back strictly: the field is a site's
- * too, and a token that does not read is said, never half-used. */
+ * "f *" is the whole job, each other "f" a node: its name, then its sets,
+ * as the report shows them, with %XX for a character a name does not
+ * carry as it is (a blank, '*', '=', '%') and "-" for "". Numbers read
+ * back as they were written. "bad=" names the series refused as damaged
+ * (report.h's SERIES_BIT), written 0. A histogram keeps only the buckets its
+ * quantiles read (a bound where the count grows, and the one below it;
+ * for a run-queue class, also those the classes' sum reads), so the
+ * report gives the same figures from the summary as from Prometheus: the
+ * reader adds the classes up as step functions. The whole job always
+ * fits the bound; nodes follow in name order while they fit. Read back
+ * strictly: the field is a site's too, and a token that does not read is
+ * said, never half-used; whatever the writer writes, the reader reads. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,85 +57,159 @@ static void summary_put(struct summary_buf *b, const char *fmt, ...)
 		b->len += (size_t)n;
 }
 
-/* A name as the summary keeps it: what a node or set name holds, any
- * other byte as '?'; never empty. */
+/* before, then v: as %.15g when that reads back as v, else as %.17g,
+ * which always does (two bounds 1e-13 apart stay apart, the largest
+ * double does not round up past it). */
+static void summary_put_number(struct summary_buf *b, const char *before, double v)
+{
+	char s[40];
+
+	snprintf(s, sizeof(s), "%.15g", v);
+	if (strtod(s, NULL) != v)
+		snprintf(s, sizeof(s), "%.17g", v);
+	summary_put(b, "%s%s", before, s);
+}
+
+/* before, then n numbers, comma-separated, v[i] the figure of series
+ * first + i: 0 for a damaged one (bad), which the reader refuses again
+ * from "bad=", so nothing the reader refuses (inf, nan) is written. */
+static void summary_put_numbers(struct summary_buf *b, const char *before, const double *v, int n,
+				unsigned int bad, int first)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		summary_put_number(b, i ? "," : before, bad & SERIES_BIT(first + i) ? 0 : v[i]);
+}
+
+/* A character a node or set name carries as it is; any other as %XX. */
 static bool summary_name_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 	       strchr("._-:[]?", c);
 }
 
+/* A name (a node's, or the sets, commas kept) as the summary keeps it:
+ * as the report shows it, a byte outside printable ASCII as \xNN (as
+ * text_printable writes it; report_cluster made it so already), within
+ * the reader's bound; then a character it cannot carry as it is (a
+ * blank, '*', '=', '%'...) as %XX, and "" as "-" ("-" itself as %2d):
+ * summary_get_name reads back whatever this writes. */
 static void summary_put_name(struct summary_buf *b, const char *name, bool commas)
 {
-	char out[CLUSTER_NODE_MAX];
-	size_t i;
+	char shown[CLUSTER_NODE_MAX], piece[8];
+	size_t i, n = 0, l;
 
-	for (i = 0; name[i] && i < sizeof(out) - 1; i++)
-		out[i] = summary_name_char(name[i]) || (commas && name[i] == ',') ? name[i] : '?';
-	out[i] = '\0';
-	summary_put(b, "%s", i ? out : "-");
+	for (i = 0; name[i]; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		snprintf(piece, sizeof(piece), c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
+		l = strlen(piece);
+		if (n + l >= sizeof(shown))
+			break;
+		memcpy(shown + n, piece, l);
+		n += l;
+	}
+	shown[n] = '\0';
+	if (n == 0) {
+		summary_put(b, "-");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if ((summary_name_char(shown[i]) || (commas && shown[i] == ',')) && strcmp(shown, "-"))
+			summary_put(b, "%c", shown[i]);
+		else
+			summary_put(b, "%%%02x", (unsigned char)shown[i]);
+	}
 }
 
-static void summary_put_hist(struct summary_buf *b, const char *key, const struct prom_hist *h)
+/* Is bound i of h one its quantiles read: where its count grows, or the
+ * one below such a bound? */
+static bool summary_bound_read(const struct prom_hist *h, int i)
 {
-	int i;
+	double prev = i ? h->cum[i - 1] : 0;
+
+	return h->cum[i] != prev || (i + 1 < h->n && h->cum[i + 1] != h->cum[i]);
+}
+
+/* h's buckets that its quantiles read, and those that total's read (the
+ * run-queue classes' sum, which the reader adds up again: a bound only
+ * the sum needs is kept by the class that has it). */
+static void summary_put_hist(struct summary_buf *b, const char *key, const struct prom_hist *h,
+			     const struct prom_hist *total)
+{
+	int i, k = 0;
 	bool first = true;
 
 	if (h->n == 0 || h->cum[h->n - 1] <= 0)
 		return;
 	summary_put(b, " %s=", key);
 	for (i = 0; i < h->n; i++) {
-		double prev = i ? h->cum[i - 1] : 0;
-		bool grows = h->cum[i] != prev;
-		bool below_growth = i + 1 < h->n && h->cum[i + 1] != h->cum[i];
+		bool keep = summary_bound_read(h, i);
 
-		if (!grows && !below_growth)
+		for (; total && k < total->n && total->le[k] < h->le[i]; k++)
+			;
+		if (total && k < total->n && total->le[k] == h->le[i])
+			keep = keep || summary_bound_read(total, k);
+		if (!keep)
 			continue;
 		if (isinf(h->le[i]))
-			summary_put(b, "%sinf:%.15g", first ? "" : "/", h->cum[i]);
+			summary_put(b, "%sinf", first ? "" : "/");
 		else
-			summary_put(b, "%s%.9g:%.15g", first ? "" : "/", h->le[i], h->cum[i]);
+			summary_put_number(b, first ? "" : "/", h->le[i]);
+		summary_put_number(b, ":", h->cum[i]);
 		first = false;
 	}
 }
 
-/* One "f" line: f's figures, nothing for what it has not. */
+/* One "f" line: f's figures, nothing for what it has not. name NULL:
+ * the whole job's ("*"). Its damaged series are named in "bad=" (their
+ * bits), their figures written 0 and their buckets left out. */
 static void summary_put_figures(struct summary_buf *b, const char *name, const char *sets,
 				const struct figures *f)
 {
+	unsigned int bad = report_damaged(f);
 	char key[4];
 	int i;
 
 	summary_put(b, "f ");
-	if (!strcmp(name, "*"))
+	if (!name)
 		summary_put(b, "*");
 	else
 		summary_put_name(b, name, false);
 	summary_put(b, " sets=");
 	summary_put_name(b, sets, true);
 	if (f->io) {
-		summary_put(b, " io=%.15g,%.15g,%.15g", f->io_bytes[OP_READ], f->io_bytes[OP_WRITE],
-			    f->io_bytes[OP_OTHER]);
+		summary_put_numbers(b, " io=", f->io_bytes, OPS, bad, SERIES_IO_BYTES);
 		for (i = 0; i < OPS; i++) {
 			snprintf(key, sizeof(key), "l%d", i);
-			summary_put_hist(b, key, &f->io_lat[i]);
+			if (!(bad & SERIES_BIT(SERIES_IO_LAT + i)))
+				summary_put_hist(b, key, &f->io_lat[i], NULL);
 		}
 	}
 	if (f->sched) {
-		summary_put(b, " qs=%.15g,%.15g,%.15g,%.15g", f->runq_sum[0], f->runq_sum[1], f->runq_sum[2],
-			    f->runq_sum[3]);
+		summary_put_numbers(b, " qs=", f->runq_sum, BEHINDS, bad, SERIES_RUNQ_SUM);
 		for (i = 0; i < BEHINDS; i++) {
 			snprintf(key, sizeof(key), "q%d", i);
-			summary_put_hist(b, key, &f->runq_by[i]);
+			if (!(bad & SERIES_BIT(SERIES_RUNQ + i)))
+				summary_put_hist(b, key, &f->runq_by[i], &f->runq);
 		}
 	}
-	if (f->cpu)
-		summary_put(b, " cpu=%.15g,%.15g,%.15g,%d", f->wait_us, f->waits, f->pressure_us,
-			    f->cpu_nodes);
-	if (f->net)
-		summary_put(b, " net=%.15g,%.15g,%.15g", f->retransmits, f->connects, f->accepts);
+	if (f->cpu) {
+		double cpu[] = { f->wait_us, f->waits, f->pressure_us };
+
+		summary_put_numbers(b, " cpu=", cpu, 3, bad, SERIES_WAIT);
+		summary_put(b, ",%d", f->cpu_nodes);
+	}
+	if (f->net) {
+		double net[] = { f->retransmits, f->connects, f->accepts };
+
+		summary_put_numbers(b, " net=", net, 3, bad, SERIES_RETRANSMITS);
+	}
 	if (f->oom)
-		summary_put(b, " oom=%.15g", f->oom_kills);
+		summary_put_numbers(b, " oom=", &f->oom_kills, 1, bad, SERIES_OOM);
+	if (bad)
+		summary_put(b, " bad=%u", bad);
 	summary_put(b, "\n");
 }
 
@@ -142,7 +224,7 @@ long summary_encode(const struct summary *h, const struct figures *all, const st
 
 	if (len < SUMMARY_TOKEN_MAX + 1)
 		return -1;
-	summary_put_figures(&body, "*", "", all);
+	summary_put_figures(&body, NULL, "", all);
 	if (body.full)
 		return -1;
 	for (kept = 0; kept < c->n; kept++) {
@@ -217,6 +299,51 @@ int summary_field_put(const char *field, const char *tok, char *out, size_t len)
 
 /* --- reading ----------------------------------------------------------- */
 
+/* A hexadecimal digit's value; -1 for any other character. */
+static int summary_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A name as summary_put_name writes it, into out (len bytes): "-" is "",
+ * %XX a printable ASCII character (either case: Slurm 22.05 lowercases
+ * the field), any other character one a name carries as it is. -1 for
+ * anything else, or a name out cannot hold. */
+static int summary_get_name(const char *w, bool commas, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (!strcmp(w, "-")) {
+		out[0] = '\0';
+		return 0;
+	}
+	for (; *w; w++) {
+		char c = *w;
+
+		if (c == '%') {
+			int hi = summary_hex(w[1]), lo = hi < 0 ? -1 : summary_hex(w[2]);
+
+			if (lo < 0 || hi * 16 + lo < 0x20 || hi * 16 + lo >= 0x7f)
+				return -1;
+			c = (char)(hi * 16 + lo);
+			w += 2;
+		} else if (!summary_name_char(c) && !(commas && c == ',')) {
+			return -1;
+		}
+		if (n + 1 >= len)
+			return -1;
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	return n ? 0 : -1;
+}
+
 /* A count: finite, 0 or more, the whole text. */
 static int summary_number(const char *s, size_t n, double *v)
 {
@@ -288,12 +415,8 @@ static int summary_take(struct figures *f, char *sets, size_t setslen, const cha
 	double v[4];
 
 	if (kl == 4 && !strncmp(key, "sets", 4)) {
-		size_t i;
-
-		for (i = 0; val[i]; i++)
-			if (!summary_name_char(val[i]) && val[i] != ',')
-				return -1;
-		snprintf(sets, setslen, "%s", strcmp(val, "-") ? val : "");
+		if (summary_get_name(val, true, sets, setslen) < 0)
+			return -1;
 	} else if (kl == 2 && !strncmp(key, "io", 2)) {
 		if (summary_numbers(val, v, 3) < 0)
 			return -1;
@@ -325,6 +448,12 @@ static int summary_take(struct figures *f, char *sets, size_t setslen, const cha
 		f->retransmits = v[0];
 		f->connects = v[1];
 		f->accepts = v[2];
+	} else if (kl == 3 && !strncmp(key, "bad", 3)) {
+		/* The series refused as damaged; bits of a newer release's
+		 * series left alone. */
+		if (summary_numbers(val, v, 1) < 0 || v[0] != floor(v[0]) || v[0] > UINT_MAX)
+			return -1;
+		f->damaged |= (unsigned int)v[0] & (SERIES_BIT(SERIES_COUNT) - 1);
 	} else if (kl == 3 && !strncmp(key, "oom", 3)) {
 		if (summary_numbers(val, v, 1) < 0)
 			return -1;
@@ -334,22 +463,22 @@ static int summary_take(struct figures *f, char *sets, size_t setslen, const cha
 	return 0;
 }
 
-/* An "f" line (without "f "): its name, sets and figures. */
-static int summary_figures_line(char *line, char *name, size_t namelen, char *sets, size_t setslen,
-				struct figures *f)
+/* An "f" line (without "f "): the whole job's (*whole), or a node's
+ * (its name); its sets and figures. */
+static int summary_figures_line(char *line, bool *whole, char *name, size_t namelen, char *sets,
+				size_t setslen, struct figures *f)
 {
 	char *w, *save;
-	size_t i;
 
 	memset(f, 0, sizeof(*f));
 	sets[0] = '\0';
+	name[0] = '\0';
 	w = strtok_r(line, " ", &save);
-	if (!w || strlen(w) >= namelen)
+	if (!w)
 		return -1;
-	for (i = 0; w[i]; i++)
-		if (!summary_name_char(w[i]) && strcmp(w, "*"))
-			return -1;
-	snprintf(name, namelen, "%s", w);
+	*whole = !strcmp(w, "*");
+	if (!*whole && summary_get_name(w, false, name, namelen) < 0)
+		return -1;
 	while ((w = strtok_r(NULL, " ", &save))) {
 		char *eq = strchr(w, '=');
 
@@ -409,15 +538,16 @@ int summary_decode(const char *field, unsigned long job, struct summary *h, stru
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		char name[CLUSTER_NODE_MAX], sets[128];
 		struct figures f;
+		bool is_job;
 
-		if (strncmp(line, "f ", 2) || summary_figures_line(line + 2, name, sizeof(name), sets,
+		if (strncmp(line, "f ", 2) || summary_figures_line(line + 2, &is_job, name, sizeof(name), sets,
 								       sizeof(sets), &f) < 0)
 			goto damaged;
 		f.elapsed = h->elapsed;
-		if (!strcmp(name, "*") && !whole) {
+		if (is_job && !whole) {
 			*all = f;
 			whole = true;
-		} else if (strcmp(name, "*") && whole && c->n < kept) {
+		} else if (!is_job && whole && c->n < kept) {
 			struct cluster_node *nd;
 
 			if (c->n % 16 == 0) {

@@ -61,6 +61,22 @@ static void test_refused(void)
 		   i + 1, sizeof(bad) / sizeof(bad[0]));
 }
 
+/* Lengths 1, 3 and 6 modulo 8 are none an encoder writes (RFC 4648:
+ * 5, 15 and 30 bits leave a partial byte), even when the bits left over
+ * are 0: each of these would decode to whole bytes ("", "f", "foo",
+ * "foobar") if only the spare bits were checked. */
+static void test_impossible_lengths(void)
+{
+	static const char *const bad[] = { "a", "mya", "mzxw6a", "mzxw6ytboia", "mzxw6ytbmzxw6a" };
+	unsigned char back[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(b32_decode(bad[i], strlen(bad[i]), back, sizeof(back)) == -1,
+		   "refused: %s, %zu characters (%zu modulo 8), its spare bits 0", bad[i], strlen(bad[i]),
+		   strlen(bad[i]) % 8);
+}
+
 static void test_room(void)
 {
 	unsigned char back[6];
@@ -77,6 +93,7 @@ int main(void)
 	test_either_case();
 	test_every_byte();
 	test_refused();
+	test_impossible_lengths();
 	test_room();
 	return tap_done();
 }
