@@ -5,7 +5,7 @@
 # (Slurm, Prometheus scraping real sets) is tests/system/jobmetrics.sh's.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/lib/plugin.sh"
-need_cmd python3 curl
+need_cmd python3 curl openssl
 plugin_built_faces
 
 d=$(mktemp -d /tmp/spank-ebpf-cluster.XXXXXX) || exit 1
@@ -158,15 +158,29 @@ class H(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 s = http.server.HTTPServer(("127.0.0.1", 0), H)
+# https with a throwaway CA: prometheus= on this host at a port any user
+# may bind is refused without one (any local process could answer).
+import ssl
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(d + "/server.pem", d + "/server.key")
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
 open(d + "/prom.port.tmp", "w").write(str(s.server_port))
 import os; os.rename(d + "/prom.port.tmp", d + "/prom.port")
 s.serve_forever()
 EOF
+# The stand-in's certificate for 127.0.0.1, signed by a CA made here.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=test-ca \
+	-keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null &&
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+	-keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null &&
+printf 'subjectAltName=IP:127.0.0.1\n' >"$d/san.ext" &&
+openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
+	-extfile "$d/san.ext" -out "$d/server.pem" 2>/dev/null || bail "openssl cannot make the stand-in's certificate"
 python3 "$d/prom.py" "$d" &
 prom_pid=$!
 wait_until 20 "the stand-in Prometheus" test -s "$d/prom.port"
 port=$(cat "$d/prom.port")
-printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=http://127.0.0.1:%s/\n' "$port" >"$d/plugstack.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=https://127.0.0.1:%s/ prometheus_ca=%s\n' "$port" "$d/ca.pem" >"$d/plugstack.conf"
 printf 'optional /usr/lib/slurm/spank_ebpf.so\n' >"$d/none.conf"
 
 run() { # run ARGS...: sets out, err, rc; from env -i, as a user would
@@ -179,7 +193,7 @@ queries() { if [ -s "$d/prom.log" ]; then wc -l <"$d/prom.log"; else echo 0; fi;
 run report --cluster --squeue "$d/slurm/squeue" 5
 is "report --cluster 5: exit 0, nothing on stderr" "$rc $err" "0 "
 is "... the job from sacct, its two nodes, the whole job's figures first (buckets summed, then quantiles), then each node's" \
-	"$out" "job 5 (user alice), COMPLETED, nodes n[1-2], $(date -d @1000 +%Y-%m-%dT%H:%M:%S) to $(date -d @1300 +%Y-%m-%dT%H:%M:%S) (300 s), from Prometheus at http://127.0.0.1:$port/
+	"$out" "job 5 (user alice), COMPLETED, nodes n[1-2], $(date -d @1000 +%Y-%m-%dT%H:%M:%S) to $(date -d @1300 +%Y-%m-%dT%H:%M:%S) (300 s), from Prometheus at https://127.0.0.1:$port/
  whole job (2 nodes with series):
   I/O read   200 requests, 819200 bytes, latency p50 0.002182 s, p99 0.003964 s
   TCP        7 retransmits, 0 connections (0 connect, 0 accept)
@@ -446,6 +460,18 @@ for u in "http://0x7f.1:9090" "http://010.0.0.1:9090" "http://2130706433/" "http
 	like "prometheus=$u refused, the URL not repeated" "$rc $out" "^2 spank-ebpf: report: .*prometheus must be Prometheus' URL: "
 	case $out in *secret*) tap_point "... the password is not shown" 1 ;; esac
 done
+# Prometheus on this host at a port any user may bind (the stand-in's):
+# without https and a CA, whoever binds it first writes the figures.
+for l in "prometheus=http://127.0.0.1:$port/" "prometheus=https://127.0.0.1:$port/" \
+	"prometheus=http://localhost:$port/ prometheus_ca=$d/ca.pem"; do
+	printf 'optional /usr/lib/slurm/spank_ebpf.so %s\n' "$l" >"$d/local.conf"
+	out=$(env -i PATH=/usr/bin:/bin "$cmd" -c "$d/local.conf" report --cluster --squeue "$d/slurm/squeue" 5 2>&1) && rc=0 || rc=$?
+	is "$l refused, the fix named" "$rc $out" \
+		"2 spank-ebpf: report: $d/local.conf:1: invalid plugstack argument \"prometheus=...\": prometheus is on this host (loopback) at port $port, which any local user may bind first: put Prometheus on a privileged port (below 1024), or use https with prometheus_ca="
+done
+out=$(env -i PATH=/usr/bin:/bin SLURM_JOB_ID=5 SPANK__SLURM_SPANK_OPTION_spank_ebpf_ebpf=io "$cmd" -c "$d/local.conf" epilog-slurmctld --squeue "$d/slurm/squeue" 2>&1) && rc=0 || rc=$?
+like "... and by the summary: exit 0 as EpilogSlurmctld, said, nothing stored" "$rc $out $(test -f "$d/ac.5" && echo written || echo none)" \
+	"^0 .*prometheus is on this host \\(loopback\\) at port $port, which any local user may bind first.* none\$"
 out=$(env -i "$cmd" -c "$d/none.conf" report --cluster 5 2>&1) && rc=0 || rc=$?
 is "report --cluster without prometheus=: exit 2, said" "$rc $out" \
 	"2 spank-ebpf: report: the plugin's line in \"$d/none.conf\" has no prometheus=: no place to read other nodes' figures from (--summary reads the job's summary)"

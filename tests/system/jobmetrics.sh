@@ -12,7 +12,9 @@
 # points say so ("cgroup made by the test").
 
 JM_TEXTFILE=/var/lib/prometheus/node-exporter
-JM_PROM=127.0.0.1:19090
+# Prometheus on a privileged port: prometheus= on this host at a port any
+# user may bind is refused (SECURITY.md); its unit gets the capability.
+JM_PROM=127.0.0.1:909
 JM_NODE=127.0.0.1:19100
 JM_IO=127.0.0.1:941
 JM_OTHER=sse-other
@@ -114,6 +116,10 @@ scrape_configs:
       - targets: [$4]
 EOT
 	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
+	mkdir -p "$NODE_ROOT/etc/systemd/system/prometheus.service.d"
+	printf '[Service]\nAmbientCapabilities=CAP_NET_BIND_SERVICE\n' \
+		>"$NODE_ROOT/etc/systemd/system/prometheus.service.d/spank-ebpf-port.conf"
+	ct systemctl daemon-reload
 }
 
 # Debian's two services (installed, disabled, in the root filesystem),
