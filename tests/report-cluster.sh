@@ -29,11 +29,14 @@ echo "sacct \$*" >>"$d/slurm.log"
 grep -q noacct "$d/mode" && { echo "sacct: error: Slurm accounting storage is disabled" >&2; exit 1; }
 j=\$(echo " \$* " | sed -n 's/.* --jobs=\([0-9]*\) .*/\1/p')
 case " \$* " in
-*" --format=JobIDRaw,JobID,State,AdminComment "*)
+*" --format=JobIDRaw,JobID,State,AdminComment,JobIDRaw "*)
 	# Job 12 is task 3 of array 9; "running" in the mode file: no end yet.
+	# The comment as sacct prints it: raw, newlines and all.
 	id=\$j; [ "\$j" != 12 ] || id=9_3
 	st=COMPLETED; ! grep -q running "$d/mode" || st=RUNNING
-	printf '%s|%s|%s|%s\\n' "\$j" "\$id" "\$st" "\$(cat "$d/ac.\$j" 2>/dev/null)"
+	printf '%s|%s|%s|' "\$j" "\$id" "\$st"
+	cat "$d/ac.\$j" 2>/dev/null
+	printf '|%s\\n' "\$j"
 	exit 0 ;;
 esac
 [ "\$SLURM_TIME_FORMAT" = %s ] || { echo "5|4001|alice|1970-01-01T00:16:40|1970-01-01T00:21:40|COMPLETED|n[1-2]"; exit 0; }
@@ -266,12 +269,37 @@ is "... jobstats still reads its own token" "$(jobstats_reads)" '{"nodes": {"n1"
 like "... its head: the job, when, its run time, 2 nodes with series, 2 kept" "$(summary_head <"$d/ac.5")" \
 	"^v1 job=5 at=[0-9]+ elapsed=300 nodes=2 kept=2\$"
 like "... read the field from accounting, then changed the job's record with sacctmgr" "$(grep -E 'AdminComment|sacctmgr' "$d/slurm.log" | tr '\n' '|')" \
-	"^sacct --noheader --parsable2 --allocations --jobs=5 --format=JobIDRaw,JobID,State,AdminComment\\|sacctmgr -i modify job where jobid=5 set AdminComment=SE1:"
+	"^sacct --noheader --parsable2 --allocations --jobs=5 --format=JobIDRaw,JobID,State,AdminComment,JobIDRaw\\|sacctmgr -i modify job where jobid=5 set AdminComment=SE1:"
 first=$(cat "$d/ac.5")
 run summary --squeue "$d/slurm/squeue" 5
 is "summary 5 again: one token, in place of the first, the rest unchanged" \
 	"$rc $(grep -o 'SE1:' "$d/ac.5" | wc -l) $(sed 's/^SE1:[^ ]* //' "$d/ac.5" | md5sum)" \
 	"0 1 $(printf '%s' "$first" | sed 's/^SE1:[^ ]* //' | md5sum)"
+
+# The field kept whole or not written at all. jobstats' token can be
+# long (40,000 characters); the field may hold newlines and words that
+# only look like a token; slurmdbd keeps 65,535 bytes of it (MySQL TEXT).
+rest_of() { sed -z 's/^SE1:[^ ]* //' "$d/ac.5" | md5sum; }
+big="reviewed by the admins JS1:$(head -c 29997 /dev/zero | base64 -w 0)"
+printf '%s' "$big" >"$d/ac.5"
+run summary --squeue "$d/slurm/squeue" 5
+is "a field of ${#big} bytes ending in a 40000-character JS1: token: stored, the field whole after the token" \
+	"$rc $(rest_of)" "0 $(printf '%s' "$big" | md5sum)"
+huge="reviewed JS1:$(head -c 48900 /dev/zero | base64 -w 0)"
+printf '%s' "$huge" >"$d/ac.5"
+run summary --squeue "$d/slurm/squeue" 5
+like "a field of ${#huge} bytes the token cannot join within 65535: nothing written, exit 2, said" \
+	"$rc $err $(md5sum <"$d/ac.5")" \
+	"^2 error: spank_ebpf: summary job 5: not stored: its AdminComment \\(${#huge} bytes\\) and the summary \\([0-9]+ bytes\\) exceed the 65535 bytes Slurm's database keeps in it: the field is left as it was $(printf '%s' "$huge" | md5sum | cut -d' ' -f1)"
+printf 'reviewed\nsecond line %s' "$js1" >"$d/ac.5"
+run summary --squeue "$d/slurm/squeue" 5
+is "a field with a newline: both lines kept after the token" "$rc $(rest_of)" \
+	"0 $(printf 'reviewed\nsecond line %s' "$js1" | md5sum)"
+printf 'se1:cluster-A migrated; JS1:abc' >"$d/ac.5"
+run summary --squeue "$d/slurm/squeue" 5
+like "an admin's word that only looks like a token (se1:cluster-A): kept" "$rc $(cat "$d/ac.5")" \
+	"^0 SE1:[a-z2-7]+ se1:cluster-A migrated; JS1:abc\$"
+printf '%s' "$first" >"$d/ac.5"
 
 run report --cluster --squeue "$d/slurm/squeue" 5
 from_prom=$out

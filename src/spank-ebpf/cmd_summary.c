@@ -26,8 +26,9 @@
 /* How long the controller waits for Prometheus' scrape after the job's
  * end (its last figures), asking every 2 s. */
 #define SUMMARY_WAIT_S 30
-/* The AdminComment the summary is put into: the token and a site's own. */
-#define SUMMARY_FIELD_MAX (SUMMARY_TOKEN_MAX + 16384)
+/* What slurmdbd keeps of an AdminComment (a MySQL TEXT column): the
+ * token and the field's own text together, or nothing is written. */
+#define SUMMARY_FIELD_MAX 65535
 
 enum { OPT_PRINT, OPT_WAIT, OPT_SQUEUE, NOPTS };
 
@@ -114,7 +115,7 @@ static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *t
  * accounting has its end (asked every 2 s, for up to wait_s). */
 static int summary_store(struct cmd *cmd, unsigned long job, const char *tok, int wait_s)
 {
-	static char field[SUMMARY_FIELD_MAX], out[SUMMARY_FIELD_MAX + SUMMARY_TOKEN_MAX + 2];
+	static char field[SUMMARY_FIELD_MAX + 1], out[SUMMARY_FIELD_MAX + 1];
 	struct job_acct a = { .field = field, .len = sizeof(field) };
 	long long t0 = (long long)time(NULL);
 	char why[400];
@@ -135,8 +136,15 @@ static int summary_store(struct cmd *cmd, unsigned long job, const char *tok, in
 			rc == 0 ? "does not list the job" : "has not its end", wait_s);
 		return -1;
 	}
+	/* The field is rewritten whole: a part of it not read would be lost. */
+	if (a.cut) {
+		log_msg(LOG_ERROR, "not stored: its AdminComment (%zu bytes) is longer than the %d bytes Slurm's database keeps in it: the field is left as it was",
+			a.full, SUMMARY_FIELD_MAX);
+		return -1;
+	}
 	if (summary_field_put(field, tok, out, sizeof(out)) < 0) {
-		log_msg(LOG_ERROR, "not stored: its AdminComment and the summary exceed %zu bytes", sizeof(out) - 1);
+		log_msg(LOG_ERROR, "not stored: its AdminComment (%zu bytes) and the summary (%zu bytes) exceed the %d bytes Slurm's database keeps in it: the field is left as it was",
+			strlen(field), strlen(tok), SUMMARY_FIELD_MAX);
 		return -1;
 	}
 	if (slurmjobs_set_admin_comment(&cmd->ask, a.selector, out, why, sizeof(why)) < 0) {
