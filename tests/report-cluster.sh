@@ -43,6 +43,7 @@ esac
 case " \$* " in
 *" --jobs=10 "*) echo "10|4001|alice|1000|1300|COMPLETED|n[0001-1000]" ;;
 *" --jobs=11 "*) echo "11|4001|alice|1000|1001|COMPLETED|n1" ;;
+*" --jobs=13 "*) echo "13|4001|alice|1000|1001|COMPLETED|n1" ;;
 *" --jobs=12 "*) echo "12|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=5 "*) echo "5|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=6 "*) echo "6|4001|alice|1000|1300|OUT_OF_MEMORY|n[1-2]" ;;
@@ -123,6 +124,9 @@ S10 = {
     "ebpf_exporter_spank_io_bytes_total": [
         ({"instance": "n%04d:941" % i, "operation": "read"}, 409600) for i in range(1, 1001)],
 }
+# Job 13 ran 1 s: node_exporter's job_info line was scraped, no series
+# of its sets was.
+S13 = {"spank_ebpf_job_info": [({"instance": "n1:9100", "sets": "io"}, 1)]}
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -140,19 +144,49 @@ class H(http.server.BaseHTTPRequestHandler):
             code = 400
         elif mode == "garbage":
             body, code = b'{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]},]}}', 200
-        elif "timestamp(" in q.get("query", [""])[0]:
-            # The last scrape of job 5's series: before its end (1300)
-            # for the first two asks, after it from the third.
+        elif "timestamp(" in q.get("query", [""])[0] or "last_over_time(" in q.get("query", [""])[0]:
+            # The question after a job's end: has Prometheus scraped its
+            # series since? Their last scrape: before the end (1300) for
+            # the first two asks, after it from the third; never after
+            # it with "noscrape" in the mode file.
+            qq = q["query"][0]
+            m = re.search(r'jobid="(\d+)"', qq)
+            series = {"5": S, "6": S6, "7": S7, "10": S10}.get(m.group(1) if m else "", {})
+            names = [k for k in series if k.startswith("ebpf_exporter_spank_")]
             with open(d + "/prom.log") as f:
-                n = sum(1 for l in f if "timestamp(" in l)
-            res = [{"metric": {}, "value": [2000.0, "1290" if n <= 2 else "1305"]}]
-            body, code = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode(), 200
+                n = sum(1 for l in f if "timestamp(" in l or "last_over_time(" in l)
+            last = 1290 if n <= 2 or "noscrape" in mode else 1305
+            res, code = [], 200
+            if "timestamp(" in qq and "__name__" in qq:
+                # As Prometheus: timestamp() drops the metric's name, and
+                # a histogram's _sum and _count then have the same labels.
+                sets = []
+                for k in names:
+                    for l, v in series[k]:
+                        sets.append(tuple(sorted(l.items())))
+                        if k.endswith("_bucket") and l.get("le") == "+Inf":
+                            base = tuple(sorted((a, b) for a, b in l.items() if a != "le"))
+                            sets += [base, base]
+                if len(set(sets)) < len(sets):
+                    body = json.dumps({"status": "error", "errorType": "execution",
+                                       "error": "vector cannot contain metrics with the same labelset"}).encode()
+                    code = 422
+                elif sets:
+                    res = [{"metric": {}, "value": [2000.0, str(last)]}]
+            elif "last_over_time(" in qq and names:
+                # count(last_over_time(X[Dms])) > 0 or count(X) * 0 at
+                # time t: the series scraped in (t - D, t], else 0.
+                w = re.search(r'\[(\d+)ms\]', qq)
+                start = float(q["time"][0]) - int(w.group(1)) / 1000.0 if w else 1e18
+                res = [{"metric": {}, "value": [2000.0, str(len(names)) if last > start else "0"]}]
+            if code == 200:
+                body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "13") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10}[m.group(2)].get(m.group(1), [])]
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "13": S13}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             code = 200
         self.send_response(code)
@@ -262,7 +296,7 @@ t1=$(date +%s)
 like "summary 5: exit 0, said what it stored" "$rc $err" \
 	"^0 info: spank_ebpf: summary job 5: stored in its AdminComment: 2 of 2 nodes, [0-9]+ bytes$"
 is "... it waited for Prometheus' scrape after the job's end (asked 3 times, 2 s apart)" \
-	"$(grep -c 'timestamp(' "$d/prom.log") $((t1 - t0 >= 4))" "3 1"
+	"$(grep -Ec 'timestamp\(|last_over_time\(' "$d/prom.log") $((t1 - t0 >= 4))" "3 1"
 like "... the token first in the field, the admins' text and jobstats' token after it, as they were" \
 	"$(cat "$d/ac.5")" "^SE1:[a-z2-7]+ reviewed by the admins JS1:[A-Za-z0-9+/]+=*\$"
 is "... jobstats still reads its own token" "$(jobstats_reads)" '{"nodes": {"n1": {"cpus": 4}}}'
@@ -299,6 +333,19 @@ printf 'se1:cluster-A migrated; JS1:abc' >"$d/ac.5"
 run summary --squeue "$d/slurm/squeue" 5
 like "an admin's word that only looks like a token (se1:cluster-A): kept" "$rc $(cat "$d/ac.5")" \
 	"^0 SE1:[a-z2-7]+ se1:cluster-A migrated; JS1:abc\$"
+# No scrape of the job's series since its end within --wait: the
+# summary is made all the same, and says so, stored and shown.
+echo "ok noscrape" >"$d/mode"
+printf '%s' "$first" >"$d/ac.5"
+run summary --wait 2 --squeue "$d/slurm/squeue" 5
+echo ok >"$d/mode"
+like "a summary made before the job's last scrape: stored, saying so" "$rc $err" \
+	"^0 info: spank_ebpf: summary job 5: stored in its AdminComment: 2 of 2 nodes, [0-9]+ bytes, made before the job's last scrape \\(Prometheus had none since its end after 2 s\\): its last seconds may be missing\$"
+run report --summary --squeue "$d/slurm/squeue" 5
+like "... report --summary says so" "$rc $(printf '%s\n' "$out" | head -n 1)" \
+	"^0 job 5 .*, from its summary in Slurm's accounting \\(made at [0-9T:-]+, before the job's last scrape: its last seconds may be missing\\)\$"
+run report --summary --json --squeue "$d/slurm/squeue" 5
+is "... --json too" "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary_before_last_scrape"])' 2>&1)" True
 printf '%s' "$first" >"$d/ac.5"
 
 run report --cluster --squeue "$d/slurm/squeue" 5
@@ -405,6 +452,17 @@ is "summary of a job no series of which reached Prometheus: stored, saying so" "
 	"0 info: spank_ebpf: summary job 11: stored in its AdminComment: no figures (no series of it reached Prometheus)"
 run report --summary --squeue "$d/slurm/squeue" 11
 is "... report --summary 11 says so, no zeros" "$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0  whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)"
+
+run report --cluster --squeue "$d/slurm/squeue" 13
+is "report --cluster of a 1-s job whose job_info line was scraped, no series of its sets: the words for a job too short for a scrape" \
+	"$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0  whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)"
+run summary --squeue "$d/slurm/squeue" 13
+is "... summary 13: stored, saying so" "$rc $err" \
+	"0 info: spank_ebpf: summary job 13: stored in its AdminComment: no figures (no series of it reached Prometheus)"
+run report --summary --squeue "$d/slurm/squeue" 13
+is "... report --summary 13: the same words" "$rc $(printf '%s\n' "$out" | sed 1d)" \
 	"0  whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)"
 
 # As EpilogSlurmctld: the job from SLURM_JOB_ID, only if it asked.

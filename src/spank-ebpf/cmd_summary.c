@@ -40,29 +40,44 @@ const struct option_spec summary_options[] = {
 };
 
 /* Has Prometheus scraped the job's series since its end (or have they
- * all gone stale: their sets stopped)? Asked until it has, or wait_s. */
-static void summary_wait_scrape(const struct config *cfg, unsigned long job, long long end, int wait_s)
+ * all gone stale: their sets stopped, or it never had any)? Asked until
+ * it has, or wait_s. Not timestamp() of the job's series: it drops their
+ * names, and a histogram's _sum and _count then have the same labels,
+ * which Prometheus refuses ("vector cannot contain metrics with the same
+ * labelset", HTTP 422). last_over_time keeps the names: the series with
+ * a sample in (end, now] are counted, else 0 while the job has series, no
+ * answer when it has none. True when it has; false with why (the words
+ * for the summary made without it). */
+static bool summary_wait_scrape(const struct config *cfg, unsigned long job, long long end, int wait_s,
+				char *why, size_t whylen)
 {
 	struct promapi p = { .url = cfg->prometheus, .cacert = cfg->prometheus_ca,
 			     .netrc = cfg->prometheus_netrc, .timeout = cfg->timeout };
 	long long t0 = (long long)time(NULL);
-	char q[256], err[600];
+	char q[400], err[600];
 
-	snprintf(q, sizeof(q), "max(timestamp({__name__=~\"" REPORT_METRIC_PREFIX ".+\",jobid=\"%lu\"}))",
-		 job);
 	for (;;) {
 		struct promapi_vector v;
-		double now = promapi_now();
+		double now = promapi_now(), since = (now - (double)end) * 1000;
 		bool done;
 
+		snprintf(q, sizeof(q),
+			 "count(last_over_time({__name__=~\"" REPORT_METRIC_PREFIX ".+\",jobid=\"%lu\"}[%.0fms])) > 0"
+			 " or count({__name__=~\"" REPORT_METRIC_PREFIX ".+\",jobid=\"%lu\"}) * 0",
+			 job, since < 1 ? 1 : since, job);
 		if (promapi_query(&p, q, now, &v, err, sizeof(err)) < 0) {
 			log_msg(LOG_INFO, "Prometheus cannot be asked for the job's last scrape: %s", err);
-			return;
+			snprintf(why, whylen, "Prometheus could not be asked for it");
+			return false;
 		}
-		done = v.n == 0 || v.s[0].value >= (double)end;
+		done = v.n == 0 || v.s[0].value > 0;
 		promapi_vector_free(&v);
-		if (done || now - t0 >= wait_s)
-			return;
+		if (done)
+			return true;
+		if (now - t0 >= wait_s) {
+			snprintf(why, whylen, "Prometheus had none since its end after %d s", wait_s);
+			return false;
+		}
 		sleep(2);
 	}
 }
@@ -70,7 +85,7 @@ static void summary_wait_scrape(const struct config *cfg, unsigned long job, lon
 /* The job's summary made from Prometheus into tok; the nodes kept, or
  * -1 (said). */
 static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *tok, size_t len,
-			 struct summary *h)
+			 struct summary *h, bool *figures, char *early, size_t earlylen)
 {
 	static struct figures all;
 	struct cluster c = { 0 };
@@ -93,7 +108,8 @@ static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *t
 	 * end yet. */
 	if (!r.end)
 		r.end = (long long)time(NULL);
-	summary_wait_scrape(&cmd->cfg, job, r.end, wait_s);
+	early[0] = '\0';
+	h->early = !summary_wait_scrape(&cmd->cfg, job, r.end, wait_s, early, earlylen);
 	if (report_cluster_collect(&cmd->cfg, job, r.start, r.end, &c, &all) < 0) {
 		log_msg(LOG_ERROR, "no summary: Prometheus cannot be read: %s", c.failed);
 		return -1;
@@ -102,6 +118,7 @@ static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *t
 	h->at = (long long)time(NULL);
 	h->elapsed = all.elapsed;
 	h->nodes = c.n;
+	*figures = report_figures_any(&all);
 	kept = summary_encode(h, &all, &c, tok, len);
 	free(c.node);
 	if (kept < 0)
@@ -158,6 +175,8 @@ int cmd_summary(struct cmd *cmd)
 {
 	static char tok[SUMMARY_TOKEN_MAX + 1];
 	const char *vals[NOPTS] = { NULL }, *pos[1] = { NULL };
+	char early[120], before[200] = "";
+	bool figures = false;
 	bool epilog = !strcmp(cmd->name, "epilog-slurmctld");
 	unsigned long job;
 	struct summary h;
@@ -208,7 +227,7 @@ int cmd_summary(struct cmd *cmd)
 		log_msg(LOG_ERROR, "no summary: the plugin's line in \"%s\" has no prometheus=", cmd->config_path);
 		return epilog ? EXIT_OK : EXIT_UNSURE;
 	}
-	kept = summary_make(cmd, job, wait_s, tok, sizeof(tok), &h);
+	kept = summary_make(cmd, job, wait_s, tok, sizeof(tok), &h, &figures, early, sizeof(early));
 	if (kept < 0)
 		return epilog ? EXIT_OK : EXIT_UNSURE;
 	if (vals[OPT_PRINT]) {
@@ -217,10 +236,14 @@ int cmd_summary(struct cmd *cmd)
 	}
 	if (summary_store(cmd, job, tok, wait_s) < 0)
 		return epilog ? EXIT_OK : EXIT_UNSURE;
-	if (h.nodes == 0)
-		log_msg(LOG_INFO, "stored in its AdminComment: no figures (no series of it reached Prometheus)");
+	if (h.early)
+		snprintf(before, sizeof(before), ", made before the job's last scrape (%s): its last seconds may be missing",
+			 early);
+	if (!figures)
+		log_msg(LOG_INFO, "stored in its AdminComment: no figures (no series of it reached Prometheus)%s",
+			before);
 	else
-		log_msg(LOG_INFO, "stored in its AdminComment: %ld of %zu nodes, %zu bytes", kept, h.nodes,
-			strlen(tok));
+		log_msg(LOG_INFO, "stored in its AdminComment: %ld of %zu nodes, %zu bytes%s", kept, h.nodes,
+			strlen(tok), before);
 	return EXIT_OK;
 }

@@ -151,11 +151,14 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 	       text_printable(r->nodes, nodes, sizeof(nodes)), from, r->end ? to : "now", all->elapsed);
 	if (src->summary) {
 		cluster_time(src->h->at, at, sizeof(at));
-		printf("from its summary in Slurm's accounting (made at %s)\n", at);
+		printf("from its summary in Slurm's accounting (made at %s%s)\n", at,
+		       src->h->early ? ", before the job's last scrape: its last seconds may be missing" : "");
 	} else {
 		printf("from Prometheus at %s\n", text_printable(src->url, shown, sizeof(shown)));
 	}
-	if (src->summary && with == 0) {
+	/* An ended job without figures (node_exporter's job_info line may
+	 * have been scraped, none of its sets' series were). */
+	if ((src->summary && with == 0) || (r->end && !report_figures_any(all))) {
 		printf(" whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)\n");
 		return;
 	}
@@ -196,8 +199,8 @@ static void cluster_json(const struct job_range *r, unsigned long job, const str
 	else
 		printf("null");
 	if (src->summary)
-		printf(",\"source\":\"summary\",\"summary_at\":%lld,\"nodes_with_series\":%zu", src->h->at,
-		       src->h->nodes);
+		printf(",\"source\":\"summary\",\"summary_at\":%lld,\"summary_before_last_scrape\":%s,\"nodes_with_series\":%zu",
+		       src->h->at, src->h->early ? "true" : "false", src->h->nodes);
 	else
 		printf(",\"source\":\"prometheus\",\"nodes_with_series\":%zu", c->n);
 	printf(",\"total\":{");

@@ -154,8 +154,8 @@ long summary_encode(const struct summary *h, const struct figures *all, const st
 		memcpy(body.p + body.len, line, l.len + 1);
 		body.len += l.len;
 	}
-	n = snprintf(head, sizeof(head), "v1 job=%lu at=%lld elapsed=%lld nodes=%zu kept=%zu\n", h->job,
-		     h->at, h->elapsed, h->nodes, kept);
+	n = snprintf(head, sizeof(head), "v1 job=%lu at=%lld elapsed=%lld nodes=%zu kept=%zu%s\n", h->job,
+		     h->at, h->elapsed, h->nodes, kept, h->early ? " early=1" : "");
 	if (n < 0 || (size_t)n >= sizeof(head))
 		return -1;
 	hl = (size_t)n;
@@ -392,9 +392,12 @@ static int summary_head(const char *line, unsigned long job, struct summary *h, 
 	long long at, elapsed;
 	int used = 0;
 
+	/* " early=1": made before the job's last scrape; a head without it
+	 * (every older token) was not. */
 	if (sscanf(line, "v1 job=%llu at=%lld elapsed=%lld nodes=%llu kept=%llu%n", &j, &at, &elapsed,
-		   &nodes, &k, &used) != 5 || line[used] != '\0')
+		   &nodes, &k, &used) != 5 || (line[used] != '\0' && strcmp(line + used, " early=1")))
 		return -1;
+	h->early = line[used] != '\0';
 	if (j != job || at < 0 || elapsed < 0 || k > nodes || nodes > 1000000)
 		return -1;
 	h->job = job;

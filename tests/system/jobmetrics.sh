@@ -455,6 +455,8 @@ scn_jm_summary() {
 	like "summary: slurmctld ran it as EpilogSlurmctld, which said so" \
 		"$(ct journalctl -b --no-pager -o cat 2>/dev/null | grep "summary job $a:")" \
 		"spank_ebpf: summary job $a: stored in its AdminComment: 1 of 1 nodes, [0-9]+ bytes"
+	unlike "summary: ... once Prometheus had scraped the job's series after its end (asked without an error, not made before)" \
+		"$(ct journalctl -b --no-pager -o cat 2>/dev/null | grep "summary job $a:")" "last scrape"
 	printf 'optional %s prometheus=http://%s/\n' "$(plugin_line | awk '{print $2}')" "$JM_PROM" >"$NODE_ROOT$login"
 	chmod 0644 "$NODE_ROOT$login"
 	prom=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$a" 2>&1)
