@@ -175,10 +175,18 @@ class H(http.server.BaseHTTPRequestHandler):
                     res = [{"metric": {}, "value": [2000.0, str(last)]}]
             elif "last_over_time(" in qq and names:
                 # count(last_over_time(X[Dms])) > 0 or count(X) * 0 at
-                # time t: the series scraped in (t - D, t], else 0.
+                # time t: the series scraped in (t - D, t], else 0 (the
+                # series there, their last scrape before the end). A
+                # window reaching back before the job's end (1300) would
+                # count that scrape: refused, as a wrong question.
                 w = re.search(r'\[(\d+)ms\]', qq)
-                start = float(q["time"][0]) - int(w.group(1)) / 1000.0 if w else 1e18
-                res = [{"metric": {}, "value": [2000.0, str(len(names)) if last > start else "0"]}]
+                start = float(q["time"][0]) - int(w.group(1)) / 1000.0 if w else 0
+                if start < 1300 - 0.001:
+                    body = json.dumps({"status": "error", "errorType": "bad_data",
+                                       "error": "stand-in: the window starts before the job's end"}).encode()
+                    code = 400
+                else:
+                    res = [{"metric": {}, "value": [2000.0, str(len(names)) if last > 1300 else "0"]}]
             if code == 200:
                 body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
         else:

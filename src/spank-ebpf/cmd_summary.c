@@ -26,6 +26,7 @@
 /* How long the controller waits for Prometheus' scrape after the job's
  * end (its last figures), asking every 2 s. */
 #define SUMMARY_WAIT_S 30
+#define SUMMARY_WINDOW_MAX_MS 600000.0
 /* What slurmdbd keeps of an AdminComment (a MySQL TEXT column): the
  * token and the field's own text together, or nothing is written. */
 #define SUMMARY_FIELD_MAX 65535
@@ -60,6 +61,13 @@ static bool summary_wait_scrape(const struct config *cfg, unsigned long job, lon
 		struct promapi_vector v;
 		double now = promapi_now(), since = (now - (double)end) * 1000;
 		bool done;
+
+		/* A window longer than Prometheus' lookback (5 min) tells no
+		 * more (a sample in it is after the end; none, and count(X)
+		 * finds none either) and costs a read of every sample in it:
+		 * a summary made by hand days later. */
+		if (since > SUMMARY_WINDOW_MAX_MS)
+			since = SUMMARY_WINDOW_MAX_MS;
 
 		snprintf(q, sizeof(q),
 			 "count(last_over_time({__name__=~\"" REPORT_METRIC_PREFIX ".+\",jobid=\"%lu\"}[%.0fms])) > 0"
