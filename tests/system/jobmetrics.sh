@@ -117,7 +117,10 @@ scrape_configs:
 EOT
 	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
 	mkdir -p "$NODE_ROOT/etc/systemd/system/prometheus.service.d"
-	printf '[Service]\nAmbientCapabilities=CAP_NET_BIND_SERVICE\n' \
+	# Debian's unit empties the bounding set and runs in its own user
+	# namespace (PrivateUsers=), where no capability reaches the host's
+	# ports: both undone for this one capability.
+	printf '[Service]\nCapabilityBoundingSet=CAP_NET_BIND_SERVICE\nAmbientCapabilities=CAP_NET_BIND_SERVICE\nPrivateUsers=false\n' \
 		>"$NODE_ROOT/etc/systemd/system/prometheus.service.d/spank-ebpf-port.conf"
 	ct systemctl daemon-reload
 }
