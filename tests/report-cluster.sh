@@ -5,7 +5,7 @@
 # (Slurm, Prometheus scraping real sets) is tests/system/jobmetrics.sh's.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/lib/plugin.sh"
-need_cmd python3
+need_cmd python3 curl openssl
 plugin_built_faces
 
 d=$(mktemp -d /tmp/spank-ebpf-cluster.XXXXXX) || exit 1
@@ -29,17 +29,21 @@ echo "sacct \$*" >>"$d/slurm.log"
 grep -q noacct "$d/mode" && { echo "sacct: error: Slurm accounting storage is disabled" >&2; exit 1; }
 j=\$(echo " \$* " | sed -n 's/.* --jobs=\([0-9]*\) .*/\1/p')
 case " \$* " in
-*" --format=JobIDRaw,JobID,State,AdminComment "*)
+*" --format=JobIDRaw,JobID,State,AdminComment,JobIDRaw "*)
 	# Job 12 is task 3 of array 9; "running" in the mode file: no end yet.
+	# The comment as sacct prints it: raw, newlines and all.
 	id=\$j; [ "\$j" != 12 ] || id=9_3
 	st=COMPLETED; ! grep -q running "$d/mode" || st=RUNNING
-	printf '%s|%s|%s|%s\\n' "\$j" "\$id" "\$st" "\$(cat "$d/ac.\$j" 2>/dev/null)"
+	printf '%s|%s|%s|' "\$j" "\$id" "\$st"
+	cat "$d/ac.\$j" 2>/dev/null
+	printf '|%s\\n' "\$j"
 	exit 0 ;;
 esac
 [ "\$SLURM_TIME_FORMAT" = %s ] || { echo "5|4001|alice|1970-01-01T00:16:40|1970-01-01T00:21:40|COMPLETED|n[1-2]"; exit 0; }
 case " \$* " in
 *" --jobs=10 "*) echo "10|4001|alice|1000|1300|COMPLETED|n[0001-1000]" ;;
 *" --jobs=11 "*) echo "11|4001|alice|1000|1001|COMPLETED|n1" ;;
+*" --jobs=19 "*) echo "19|4001|alice|1000|1001|COMPLETED|n1" ;;
 *" --jobs=12 "*) echo "12|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=17 "*) echo "17|4001|alice|1000|1300|COMPLETED|n[1-4000]" ;;
 *" --jobs=18 "*) echo "18|4001|alice|1000|1300|COMPLETED|n[1-4000]" ;;
@@ -180,6 +184,9 @@ def big(n):
         BIG[n] = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}},
                             separators=(",", ":")).encode()
     return BIG[n]
+# Job 19 ran 1 s: node_exporter's job_info line was scraped, no series
+# of its sets was.
+S19 = {"spank_ebpf_job_info": [({"instance": "n1:9100", "sets": "io"}, 1)]}
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -199,19 +206,57 @@ class H(http.server.BaseHTTPRequestHandler):
             code = 400
         elif mode == "garbage":
             body, code = b'{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]},]}}', 200
-        elif "timestamp(" in q.get("query", [""])[0]:
-            # The last scrape of job 5's series: before its end (1300)
-            # for the first two asks, after it from the third.
+        elif "timestamp(" in q.get("query", [""])[0] or "last_over_time(" in q.get("query", [""])[0]:
+            # The question after a job's end: has Prometheus scraped its
+            # series since? Their last scrape: before the end (1300) for
+            # the first two asks, after it from the third; never after
+            # it with "noscrape" in the mode file.
+            qq = q["query"][0]
+            m = re.search(r'jobid="(\d+)"', qq)
+            series = {"5": S, "6": S6, "7": S7, "10": S10}.get(m.group(1) if m else "", {})
+            names = [k for k in series if k.startswith("ebpf_exporter_spank_")]
             with open(d + "/prom.log") as f:
-                n = sum(1 for l in f if "timestamp(" in l)
-            res = [{"metric": {}, "value": [2000.0, "1290" if n <= 2 else "1305"]}]
-            body, code = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode(), 200
+                n = sum(1 for l in f if "timestamp(" in l or "last_over_time(" in l)
+            last = 1290 if n <= 2 or "noscrape" in mode else 1305
+            res, code = [], 200
+            if "timestamp(" in qq and "__name__" in qq:
+                # As Prometheus: timestamp() drops the metric's name, and
+                # a histogram's _sum and _count then have the same labels.
+                sets = []
+                for k in names:
+                    for l, v in series[k]:
+                        sets.append(tuple(sorted(l.items())))
+                        if k.endswith("_bucket") and l.get("le") == "+Inf":
+                            base = tuple(sorted((a, b) for a, b in l.items() if a != "le"))
+                            sets += [base, base]
+                if len(set(sets)) < len(sets):
+                    body = json.dumps({"status": "error", "errorType": "execution",
+                                       "error": "vector cannot contain metrics with the same labelset"}).encode()
+                    code = 422
+                elif sets:
+                    res = [{"metric": {}, "value": [2000.0, str(last)]}]
+            elif "last_over_time(" in qq and names:
+                # count(last_over_time(X[Dms])) > 0 or count(X) * 0 at
+                # time t: the series scraped in (t - D, t], else 0 (the
+                # series there, their last scrape before the end). A
+                # window reaching back before the job's end (1300) would
+                # count that scrape: refused, as a wrong question.
+                w = re.search(r'\[(\d+)ms\]', qq)
+                start = float(q["time"][0]) - int(w.group(1)) / 1000.0 if w else 0
+                if start < 1300 - 0.001:
+                    body = json.dumps({"status": "error", "errorType": "bad_data",
+                                       "error": "stand-in: the window starts before the job's end"}).encode()
+                    code = 400
+                else:
+                    res = [{"metric": {}, "value": [2000.0, str(len(names)) if last > 1300 else "0"]}]
+            if code == 200:
+                body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10", "14", "16", "41", "42", "43") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "14", "16", "19", "41", "42", "43") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
-                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "14": S14, "16": S16,
+                       for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "14": S14, "16": S16, "19": S19,
                                     "41": S41, "42": S42, "43": S43}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             if m and m.group(2) in ("17", "18") and m.group(1) in ("ebpf_exporter_spank_net_tcp_retransmits_total", "spank_ebpf_job_info"):
@@ -223,15 +268,29 @@ class H(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 s = http.server.HTTPServer(("127.0.0.1", 0), H)
+# https with a throwaway CA: prometheus= on this host at a port any user
+# may bind is refused without one (any local process could answer).
+import ssl
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(d + "/server.pem", d + "/server.key")
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
 open(d + "/prom.port.tmp", "w").write(str(s.server_port))
 import os; os.rename(d + "/prom.port.tmp", d + "/prom.port")
 s.serve_forever()
 EOF
+# The stand-in's certificate for 127.0.0.1, signed by a CA made here.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=test-ca \
+	-keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null &&
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+	-keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null &&
+printf 'subjectAltName=IP:127.0.0.1\n' >"$d/san.ext" &&
+openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
+	-extfile "$d/san.ext" -out "$d/server.pem" 2>/dev/null || bail "openssl cannot make the stand-in's certificate"
 python3 "$d/prom.py" "$d" &
 prom_pid=$!
 wait_until 20 "the stand-in Prometheus" test -s "$d/prom.port"
 port=$(cat "$d/prom.port")
-printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=http://127.0.0.1:%s/\n' "$port" >"$d/plugstack.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=https://127.0.0.1:%s/ prometheus_ca=%s\n' "$port" "$d/ca.pem" >"$d/plugstack.conf"
 printf 'optional /usr/lib/slurm/spank_ebpf.so\n' >"$d/none.conf"
 
 run() { # run ARGS...: sets out, err, rc; from env -i, as a user would
@@ -244,7 +303,7 @@ queries() { if [ -s "$d/prom.log" ]; then wc -l <"$d/prom.log"; else echo 0; fi;
 run report --cluster --squeue "$d/slurm/squeue" 5
 is "report --cluster 5: exit 0, nothing on stderr" "$rc $err" "0 "
 is "... the job from sacct, its two nodes, the whole job's figures first (buckets summed, then quantiles), then each node's" \
-	"$out" "job 5 (user alice), COMPLETED, nodes n[1-2], $(date -d @1000 +%Y-%m-%dT%H:%M:%S) to $(date -d @1300 +%Y-%m-%dT%H:%M:%S) (300 s), from Prometheus at http://127.0.0.1:$port/
+	"$out" "job 5 (user alice), COMPLETED, nodes n[1-2], $(date -d @1000 +%Y-%m-%dT%H:%M:%S) to $(date -d @1300 +%Y-%m-%dT%H:%M:%S) (300 s), from Prometheus at https://127.0.0.1:$port/
  whole job (2 nodes with series):
   I/O read   200 requests, 819200 bytes, latency p50 0.002182 s, p99 0.003964 s
   TCP        7 retransmits, 0 connections (0 connect, 0 accept)
@@ -319,19 +378,57 @@ t1=$(date +%s)
 like "summary 5: exit 0, said what it stored" "$rc $err" \
 	"^0 info: spank_ebpf: summary job 5: stored in its AdminComment: 2 of 2 nodes, [0-9]+ bytes$"
 is "... it waited for Prometheus' scrape after the job's end (asked 3 times, 2 s apart)" \
-	"$(grep -c 'timestamp(' "$d/prom.log") $((t1 - t0 >= 4))" "3 1"
+	"$(grep -Ec 'timestamp\(|last_over_time\(' "$d/prom.log") $((t1 - t0 >= 4))" "3 1"
 like "... the token first in the field, the admins' text and jobstats' token after it, as they were" \
 	"$(cat "$d/ac.5")" "^SE1:[a-z2-7]+ reviewed by the admins JS1:[A-Za-z0-9+/]+=*\$"
 is "... jobstats still reads its own token" "$(jobstats_reads)" '{"nodes": {"n1": {"cpus": 4}}}'
 like "... its head: the job, when, its run time, 2 nodes with series, 2 kept" "$(summary_head <"$d/ac.5")" \
 	"^v1 job=5 at=[0-9]+ elapsed=300 nodes=2 kept=2\$"
 like "... read the field from accounting, then changed the job's record with sacctmgr" "$(grep -E 'AdminComment|sacctmgr' "$d/slurm.log" | tr '\n' '|')" \
-	"^sacct --noheader --parsable2 --allocations --jobs=5 --format=JobIDRaw,JobID,State,AdminComment\\|sacctmgr -i modify job where jobid=5 set AdminComment=SE1:"
+	"^sacct --noheader --parsable2 --allocations --jobs=5 --format=JobIDRaw,JobID,State,AdminComment,JobIDRaw\\|sacctmgr -i modify job where jobid=5 set AdminComment=SE1:"
 first=$(cat "$d/ac.5")
 run summary --squeue "$d/slurm/squeue" 5
 is "summary 5 again: one token, in place of the first, the rest unchanged" \
 	"$rc $(grep -o 'SE1:' "$d/ac.5" | wc -l) $(sed 's/^SE1:[^ ]* //' "$d/ac.5" | md5sum)" \
 	"0 1 $(printf '%s' "$first" | sed 's/^SE1:[^ ]* //' | md5sum)"
+
+# The field kept whole or not written at all. jobstats' token can be
+# long (40,000 characters); the field may hold newlines and words that
+# only look like a token; slurmdbd keeps 65,535 bytes of it (MySQL TEXT).
+rest_of() { sed -z 's/^SE1:[^ ]* //' "$d/ac.5" | md5sum; }
+big="reviewed by the admins JS1:$(head -c 29997 /dev/zero | base64 -w 0)"
+printf '%s' "$big" >"$d/ac.5"
+run summary --squeue "$d/slurm/squeue" 5
+is "a field of ${#big} bytes ending in a 40000-character JS1: token: stored, the field whole after the token" \
+	"$rc $(rest_of)" "0 $(printf '%s' "$big" | md5sum)"
+huge="reviewed JS1:$(head -c 48900 /dev/zero | base64 -w 0)"
+printf '%s' "$huge" >"$d/ac.5"
+run summary --squeue "$d/slurm/squeue" 5
+like "a field of ${#huge} bytes the token cannot join within 65535: nothing written, exit 2, said" \
+	"$rc $err $(md5sum <"$d/ac.5")" \
+	"^2 error: spank_ebpf: summary job 5: not stored: its AdminComment \\(${#huge} bytes\\) and the summary \\([0-9]+ bytes\\) exceed the 65535 bytes Slurm's database keeps in it: the field is left as it was $(printf '%s' "$huge" | md5sum | cut -d' ' -f1)"
+printf 'reviewed\nsecond line %s' "$js1" >"$d/ac.5"
+run summary --squeue "$d/slurm/squeue" 5
+is "a field with a newline: both lines kept after the token" "$rc $(rest_of)" \
+	"0 $(printf 'reviewed\nsecond line %s' "$js1" | md5sum)"
+printf 'se1:cluster-A migrated; JS1:abc' >"$d/ac.5"
+run summary --squeue "$d/slurm/squeue" 5
+like "an admin's word that only looks like a token (se1:cluster-A): kept" "$rc $(cat "$d/ac.5")" \
+	"^0 SE1:[a-z2-7]+ se1:cluster-A migrated; JS1:abc\$"
+# No scrape of the job's series since its end within --wait: the
+# summary is made all the same, and says so, stored and shown.
+echo "ok noscrape" >"$d/mode"
+printf '%s' "$first" >"$d/ac.5"
+run summary --wait 2 --squeue "$d/slurm/squeue" 5
+echo ok >"$d/mode"
+like "a summary made before the job's last scrape: stored, saying so" "$rc $err" \
+	"^0 info: spank_ebpf: summary job 5: stored in its AdminComment: 2 of 2 nodes, [0-9]+ bytes, made before the job's last scrape \\(Prometheus had none since its end after 2 s\\): its last seconds may be missing\$"
+run report --summary --squeue "$d/slurm/squeue" 5
+like "... report --summary says so" "$rc $(printf '%s\n' "$out" | head -n 1)" \
+	"^0 job 5 .*, from its summary in Slurm's accounting \\(made at [0-9T:-]+, before the job's last scrape: its last seconds may be missing\\)\$"
+run report --summary --json --squeue "$d/slurm/squeue" 5
+is "... --json too" "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary_before_last_scrape"])' 2>&1)" True
+printf '%s' "$first" >"$d/ac.5"
 
 run report --cluster --squeue "$d/slurm/squeue" 5
 from_prom=$out
@@ -492,6 +589,17 @@ run report --summary --squeue "$d/slurm/squeue" 11
 is "... report --summary 11 says so, no zeros" "$rc $(printf '%s\n' "$out" | sed 1d)" \
 	"0  whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)"
 
+run report --cluster --squeue "$d/slurm/squeue" 19
+is "report --cluster of a 1-s job whose job_info line was scraped, no series of its sets: the words for a job too short for a scrape" \
+	"$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0  whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)"
+run summary --squeue "$d/slurm/squeue" 19
+is "... summary 19: stored, saying so" "$rc $err" \
+	"0 info: spank_ebpf: summary job 19: stored in its AdminComment: no figures (no series of it reached Prometheus)"
+run report --summary --squeue "$d/slurm/squeue" 19
+is "... report --summary 19: the same words" "$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0  whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)"
+
 # As EpilogSlurmctld: the job from SLURM_JOB_ID, only if it asked.
 rm -f "$d/ac.5"
 : >"$d/slurm.log"
@@ -560,8 +668,8 @@ is "a node list that does not read (n[1-2): exit 2, said, Prometheus not asked" 
 # queries: read well within timeout= (10 s here; a node looked up in a
 # list of 4096 for each sample took 9 s an 8 MiB answer). 8 MiB of
 # 175,727 samples is refused for its size in values, in bounded time.
-printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=http://127.0.0.1:%s/ timeout=%s\n' "$port" 10 >"$d/t10.conf"
-printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=http://127.0.0.1:%s/ timeout=%s\n' "$port" 4 >"$d/t4.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=https://127.0.0.1:%s/ prometheus_ca=%s timeout=%s\n' "$port" "$d/ca.pem" 10 >"$d/t10.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so prometheus=https://127.0.0.1:%s/ prometheus_ca=%s timeout=%s\n' "$port" "$d/ca.pem" 4 >"$d/t4.conf"
 run_timed() { # run_timed CONF ARGS...: run's out, err, rc, and ms, its wall time
 	local c=$1 t0
 	shift
@@ -632,6 +740,18 @@ for u in "http://0x7f.1:9090" "http://010.0.0.1:9090" "http://2130706433/" "http
 	like "prometheus=$u refused, the URL not repeated" "$rc $out" "^2 spank-ebpf: report: .*prometheus must be Prometheus' URL: "
 	case $out in *secret*) tap_point "... the password is not shown" 1 ;; esac
 done
+# Prometheus on this host at a port any user may bind (the stand-in's):
+# without https and a CA, whoever binds it first writes the figures.
+for l in "prometheus=http://127.0.0.1:$port/" "prometheus=https://127.0.0.1:$port/" \
+	"prometheus=http://localhost:$port/ prometheus_ca=$d/ca.pem"; do
+	printf 'optional /usr/lib/slurm/spank_ebpf.so %s\n' "$l" >"$d/local.conf"
+	out=$(env -i PATH=/usr/bin:/bin "$cmd" -c "$d/local.conf" report --cluster --squeue "$d/slurm/squeue" 5 2>&1) && rc=0 || rc=$?
+	is "$l refused, the fix named" "$rc $out" \
+		"2 spank-ebpf: report: $d/local.conf:1: invalid plugstack argument \"prometheus=...\": prometheus is on this host (loopback) at port $port, which any local user may bind first: put Prometheus on a privileged port (below 1024), or use https with prometheus_ca="
+done
+out=$(env -i PATH=/usr/bin:/bin SLURM_JOB_ID=5 SPANK__SLURM_SPANK_OPTION_spank_ebpf_ebpf=io "$cmd" -c "$d/local.conf" epilog-slurmctld --squeue "$d/slurm/squeue" 2>&1) && rc=0 || rc=$?
+like "... and by the summary: exit 0 as EpilogSlurmctld, said, nothing stored" "$rc $out $(test -f "$d/ac.5" && echo written || echo none)" \
+	"^0 .*prometheus is on this host \\(loopback\\) at port $port, which any local user may bind first.* none\$"
 out=$(env -i "$cmd" -c "$d/none.conf" report --cluster 5 2>&1) && rc=0 || rc=$?
 is "report --cluster without prometheus=: exit 2, said" "$rc $out" \
 	"2 spank-ebpf: report: the plugin's line in \"$d/none.conf\" has no prometheus=: no place to read other nodes' figures from (--summary reads the job's summary)"

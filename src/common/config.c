@@ -279,6 +279,14 @@ static int parse_args(struct config *cfg, int argc, char *const argv[],
 			    CONFIG_LOCKED_CALLS, CONFIG_LOCKED_CALLS, cfg->timeout,
 			    given[K_TIMEOUT] ? "" : ", the default",
 			    CONFIG_LOCKED_CALLS * cfg->timeout);
+	/* Where Prometheus is and whether a CA vouches for it are known
+	 * together only once the whole line is read. */
+	if (cfg->prometheus[0]) {
+		char why[240];
+
+		if (httpurl_check_local(cfg->prometheus, cfg->prometheus_ca[0] != '\0', why, sizeof(why)) < 0)
+			return fail(err, errlen, "prometheus=...", "%s", why);
+	}
 	return 0;
 }
 

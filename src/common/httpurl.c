@@ -3,9 +3,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "httpurl.h"
 
@@ -110,4 +112,70 @@ int httpurl_check(const char *url, char *why, size_t whylen)
 		}
 	}
 	return 0;
+}
+
+/* Does host (len bytes, as httpurl_check took it) name this host in
+ * every resolver's and curl's reading: localhost and its subdomains (RFC
+ * 6761; curl answers them itself), 127.0.0.0/8, ::1, the unspecified
+ * addresses (a connect to them reaches this host) and IPv4-mapped forms
+ * of those. Decided from the text alone, without resolving: the plugin
+ * parses the line in every job, and the verdict must be the same on
+ * every host that reads it. */
+static bool httpurl_host_is_local(const char *h, size_t len)
+{
+	static const char lh[] = "localhost";
+	const size_t lhl = sizeof(lh) - 1;
+	char buf[HTTPURL_MAX];
+	unsigned char a[16];
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, h, len);
+	buf[len] = 0;
+	if (len && buf[len - 1] == '.')
+		buf[--len] = 0;
+	if (len >= lhl && !strcasecmp(buf + len - lhl, lh) && (len == lhl || buf[len - lhl - 1] == '.'))
+		return true;
+	if (inet_pton(AF_INET, buf, a) == 1)
+		return a[0] == 127 || a[0] == 0;
+	if (buf[0] == '[' && len > 2) {
+		static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+		buf[len - 1] = 0;
+		if (inet_pton(AF_INET6, buf + 1, a) != 1)
+			return false;
+		if (IN6_IS_ADDR_LOOPBACK((struct in6_addr *)(void *)a) ||
+		    IN6_IS_ADDR_UNSPECIFIED((struct in6_addr *)(void *)a))
+			return true;
+		return !memcmp(a, mapped, sizeof(mapped)) && (a[12] == 127 || a[12] == 0);
+	}
+	return false;
+}
+
+int httpurl_check_local(const char *url, bool have_ca, char *why, size_t whylen)
+{
+	bool https = !strncmp(url, "https://", 8);
+	const char *h = url + (https ? 8 : 7), *end = h + strcspn(h, "/"), *port = NULL;
+	unsigned long p = https ? 443 : 80;
+	size_t i;
+
+	if (https && have_ca)
+		return 0;
+	for (i = (size_t)(end - h); i > 0; i--) {
+		if (h[i - 1] == ']')
+			break;
+		if (h[i - 1] == ':') {
+			port = h + i;
+			break;
+		}
+	}
+	if (port)
+		p = strtoul(port, NULL, 10);
+	if (p < HTTPURL_PORT_UNPRIVILEGED ||
+	    !httpurl_host_is_local(h, port ? (size_t)(port - 1 - h) : (size_t)(end - h)))
+		return 0;
+	snprintf(why, whylen,
+		 "prometheus is on this host (loopback) at port %lu, which any local user may bind first: put Prometheus on a privileged port (below %d), or use https with prometheus_ca=",
+		 p, HTTPURL_PORT_UNPRIVILEGED);
+	return -1;
 }

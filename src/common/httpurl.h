@@ -12,6 +12,7 @@
 #ifndef SPANK_EBPF_HTTPURL_H
 #define SPANK_EBPF_HTTPURL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define HTTPURL_MAX 256
@@ -19,5 +20,18 @@
 /* Is url one to ask? Returns 0, or -1 with why (printable, without the
  * URL: it may hold a secret the check refuses). */
 int httpurl_check(const char *url, char *why, size_t whylen);
+
+/* The first port any user may bind (the kernel's default for
+ * net.ipv4.ip_unprivileged_port_start; fixed here: one verdict on every
+ * host that reads the line). */
+#define HTTPURL_PORT_UNPRIVILEGED 1024
+
+/* A url httpurl_check took, with whether prometheus_ca= is given: is it
+ * one that cannot be this host's on a port any local user may bind
+ * first? A process of any uid listening there would answer the report
+ * and the summary Slurm keeps. Refused: this host (loopback, localhost,
+ * the unspecified address) at 1024 or above, unless https with a CA.
+ * Returns 0, or -1 with why naming the fix. */
+int httpurl_check_local(const char *url, bool have_ca, char *why, size_t whylen);
 
 #endif

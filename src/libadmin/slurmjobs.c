@@ -441,36 +441,91 @@ int slurmjobs_range(struct slurm_ask *ask, uint32_t job, struct job_range *r, ch
 	return rc;
 }
 
+/* Does a record "JOBIDRAW|JOBID|" start at p? */
+static bool acct_record_start(const char *p)
+{
+	size_t n = strspn(p, "0123456789");
+
+	if (!n || p[n] != '|')
+		return false;
+	p += n + 1;
+	n = strspn(p, "0123456789_");
+	return n && p[n] == '|';
+}
+
+/* Where the comment starting at c ends. sacct prints it raw, '|' and
+ * newlines included, so JobIDRaw is asked again after it: the comment
+ * ends at the first "|RAW" that ends the output, or a line followed by
+ * the end or another record. NULL when none does (a record cut short). */
+static const char *acct_comment_end(const char *c, const char *raw, size_t rl)
+{
+	const char *p, *q;
+
+	for (p = c; (p = strchr(p, '|')); p++) {
+		q = p + 1;
+		if (strncmp(q, raw, rl))
+			continue;
+		q += rl;
+		if (*q == '\n')
+			q++;
+		else if (*q)
+			continue;
+		if (!*q || acct_record_start(q))
+			return p;
+	}
+	return NULL;
+}
+
 int slurmjobs_parse_acct_record(const char *text, uint32_t job, struct job_acct *a)
 {
 	char want[16];
-	const char *p;
-	size_t wl;
+	const char *p = text;
 
-	wl = (size_t)snprintf(want, sizeof(want), "%u|", job);
-	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
-		const char *id, *state, *comment;
+	snprintf(want, sizeof(want), "%u", job);
+	a->cut = 0;
+	while (*p) {
+		const char *id, *state, *comment, *end;
+		char raw[16];
 		size_t n, idl;
 
-		if (strncmp(p, want, wl))
+		if (!acct_record_start(p)) {
+			/* Not a record: a line sacct added; the next one. */
+			p += strcspn(p, "\n");
+			p += *p ? 1 : 0;
 			continue;
-		id = p + wl;
-		idl = strcspn(id, "|\n");
-		/* sacctmgr's selector: digits, and "_" and digits for a task. */
-		if (idl == 0 || idl >= sizeof(a->selector) || strspn(id, "0123456789_") != idl ||
-		    id[idl] != '|')
+		}
+		n = strspn(p, "0123456789");
+		if (n >= sizeof(raw))
 			return 0;
-		snprintf(a->selector, sizeof(a->selector), "%.*s", (int)idl, id);
+		memcpy(raw, p, n);
+		raw[n] = '\0';
+		id = p + n + 1;
+		idl = strcspn(id, "|");
 		state = id + idl + 1;
 		n = strcspn(state, "|\n");
 		if (state[n] != '|')
 			return 0;
+		comment = state + n + 1;
+		end = acct_comment_end(comment, raw, strlen(raw));
+		if (!end)
+			return 0;
+		if (strcmp(raw, want)) {
+			p = end + 1 + strlen(raw);
+			p += *p == '\n' ? 1 : 0;
+			continue;
+		}
+		/* sacctmgr's selector: digits, and "_" and digits for a task. */
+		if (idl >= sizeof(a->selector))
+			return 0;
+		snprintf(a->selector, sizeof(a->selector), "%.*s", (int)idl, id);
 		a->ended = !(n == 7 && !strncmp(state, "RUNNING", 7)) && !(n == 7 && !strncmp(state, "PENDING", 7)) &&
 			   !(n == 10 && !strncmp(state, "COMPLETING", 10));
-		comment = state + n + 1;
-		n = strcspn(comment, "\n");
-		if (n >= a->len)
+		n = (size_t)(end - comment);
+		a->full = n;
+		if (n >= a->len) {
 			n = a->len - 1;
+			a->cut = 1;
+		}
 		memcpy(a->field, comment, n);
 		a->field[n] = '\0';
 		return 1;
@@ -484,7 +539,7 @@ int slurmjobs_acct_record(struct slurm_ask *ask, uint32_t job, struct job_acct *
 	static struct runcmd_result res;
 	char jobs[32];
 	char *const args[] = { "--noheader", "--parsable2", "--allocations", jobs,
-			       "--format=JobIDRaw,JobID,State,AdminComment", NULL };
+			       "--format=JobIDRaw,JobID,State,AdminComment,JobIDRaw", NULL };
 
 	snprintf(jobs, sizeof(jobs), "--jobs=%u", job);
 	if (run_beside_squeue(ask, "sacct", args, NULL, &res, why, whylen) < 0)

@@ -111,15 +111,18 @@ struct job_acct {
 	int ended;
 	char *field; /* the caller's buffer */
 	size_t len;
+	int cut;     /* the field did not fit len: field holds its start */
+	size_t full; /* the field's whole length */
 };
 /* From sacct, as the caller (SlurmUser or root: every job; a user: what
  * slurmdbd's PrivateData lets them see). 1 and *a, 0 when accounting does
  * not list the job (yet, or to the caller), -1 when it cannot be asked. */
 int slurmjobs_acct_record(struct slurm_ask *ask, uint32_t job, struct job_acct *a, char *why,
 			  size_t whylen);
-/* The parser behind it: lines "JOBIDRAW|JOBID|STATE|ADMINCOMMENT" (the
- * comment may hold '|'), the one whose JOBIDRAW is job. 1, or 0 when none
- * is or its JobID is not one. */
+/* The parser behind it: records "JOBIDRAW|JOBID|STATE|ADMINCOMMENT|JOBIDRAW"
+ * (sacct prints the comment raw: it may hold '|' and newlines; the ID
+ * after it tells where it ends), the one whose JOBIDRAW is job. 1, or 0
+ * when none is, its JobID is not one or its record is cut short. */
 int slurmjobs_parse_acct_record(const char *text, uint32_t job, struct job_acct *a);
 /* sacctmgr -i modify job where jobid=SELECTOR set AdminComment=FIELD
  * (SlurmUser or root): the one way to write an ended job's field. 0, or

@@ -27,8 +27,10 @@
 /* How long the controller waits for Prometheus' scrape after the job's
  * end (its last figures), asking every 2 s. */
 #define SUMMARY_WAIT_S 30
-/* The AdminComment the summary is put into: the token and a site's own. */
-#define SUMMARY_FIELD_MAX (SUMMARY_TOKEN_MAX + 16384)
+#define SUMMARY_WINDOW_MAX_MS 600000.0
+/* What slurmdbd keeps of an AdminComment (a MySQL TEXT column): the
+ * token and the field's own text together, or nothing is written. */
+#define SUMMARY_FIELD_MAX 65535
 
 enum { OPT_PRINT, OPT_WAIT, OPT_SQUEUE, NOPTS };
 
@@ -40,38 +42,64 @@ const struct option_spec summary_options[] = {
 };
 
 /* Has Prometheus scraped the job's series since its end (or have they
- * all gone stale: their sets stopped)? Asked until it has, or wait_s. */
-static void summary_wait_scrape(const struct config *cfg, unsigned long job, long long end, int wait_s)
+ * all gone stale: their sets stopped, or it never had any)? Asked until
+ * it has, or wait_s. Not timestamp() of the job's series: it drops their
+ * names, and a histogram's _sum and _count then have the same labels,
+ * which Prometheus refuses ("vector cannot contain metrics with the same
+ * labelset", HTTP 422). last_over_time keeps the names: the series with
+ * a sample in (end, now] are counted, else 0 while the job has series, no
+ * answer when it has none. True when it has; false with why (the words
+ * for the summary made without it). */
+static bool summary_wait_scrape(const struct config *cfg, unsigned long job, long long end, int wait_s,
+				char *why, size_t whylen)
 {
 	struct promapi p = { .url = cfg->prometheus, .cacert = cfg->prometheus_ca,
 			     .netrc = cfg->prometheus_netrc, .timeout = cfg->timeout };
 	long long t0 = (long long)time(NULL);
-	char q[256], err[600];
+	char q[400], err[600];
+	bool scraped = false;
 
-	snprintf(q, sizeof(q), "max(timestamp({__name__=~\"" REPORT_METRIC_PREFIX ".+\",jobid=\"%lu\"}))",
-		 job);
 	for (;;) {
 		struct promapi_vector v;
-		double now = promapi_now();
+		double now = promapi_now(), since = (now - (double)end) * 1000;
 		bool done;
 
+		/* A window longer than Prometheus' lookback (5 min) tells no
+		 * more (a sample in it is after the end; none, and count(X)
+		 * finds none either) and costs a read of every sample in it:
+		 * a summary made by hand days later. */
+		if (since > SUMMARY_WINDOW_MAX_MS)
+			since = SUMMARY_WINDOW_MAX_MS;
+
+		snprintf(q, sizeof(q),
+			 "count(last_over_time({__name__=~\"" REPORT_METRIC_PREFIX ".+\",jobid=\"%lu\"}[%.0fms])) > 0"
+			 " or count({__name__=~\"" REPORT_METRIC_PREFIX ".+\",jobid=\"%lu\"}) * 0",
+			 job, since < 1 ? 1 : since, job);
 		if (promapi_query(&p, q, now, &v, err, sizeof(err)) < 0) {
 			log_msg(LOG_INFO, "Prometheus cannot be asked for the job's last scrape: %s", err);
+			snprintf(why, whylen, "Prometheus could not be asked for it");
 			break;
 		}
-		done = v.n == 0 || v.s[0].value >= (double)end;
+		done = v.n == 0 || v.s[0].value > 0;
 		promapi_vector_free(&v);
-		if (done || now - t0 >= wait_s)
+		if (done) {
+			scraped = true;
 			break;
+		}
+		if (now - t0 >= wait_s) {
+			snprintf(why, whylen, "Prometheus had none since its end after %d s", wait_s);
+			break;
+		}
 		sleep(2);
 	}
 	promapi_close(&p);
+	return scraped;
 }
 
 /* The job's summary made from Prometheus into tok; the nodes kept, or
  * -1 (said). */
 static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *tok, size_t len,
-			 struct summary *h)
+			 struct summary *h, bool *figures, char *early, size_t earlylen)
 {
 	static struct figures all;
 	struct cluster c = { 0 };
@@ -94,7 +122,8 @@ static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *t
 	 * end yet. */
 	if (!r.end)
 		r.end = (long long)time(NULL);
-	summary_wait_scrape(&cmd->cfg, job, r.end, wait_s);
+	early[0] = '\0';
+	h->early = !summary_wait_scrape(&cmd->cfg, job, r.end, wait_s, early, earlylen);
 	if (report_cluster_collect(&cmd->cfg, job, &r, clock_us() + cmd->cfg.timeout * 1000000LL, &c,
 				   &all) < 0) {
 		log_msg(LOG_ERROR, "no summary: %s", c.failed);
@@ -106,6 +135,7 @@ static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *t
 	h->at = (long long)time(NULL);
 	h->elapsed = all.elapsed;
 	h->nodes = c.n;
+	*figures = report_figures_any(&all);
 	kept = summary_encode(h, &all, &c, tok, len);
 	free(c.node);
 	if (kept < 0)
@@ -119,7 +149,7 @@ static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *t
  * accounting has its end (asked every 2 s, for up to wait_s). */
 static int summary_store(struct cmd *cmd, unsigned long job, const char *tok, int wait_s)
 {
-	static char field[SUMMARY_FIELD_MAX], out[SUMMARY_FIELD_MAX + SUMMARY_TOKEN_MAX + 2];
+	static char field[SUMMARY_FIELD_MAX + 1], out[SUMMARY_FIELD_MAX + 1];
 	struct job_acct a = { .field = field, .len = sizeof(field) };
 	long long t0 = (long long)time(NULL);
 	char why[400];
@@ -140,8 +170,15 @@ static int summary_store(struct cmd *cmd, unsigned long job, const char *tok, in
 			rc == 0 ? "does not list the job" : "has not its end", wait_s);
 		return -1;
 	}
+	/* The field is rewritten whole: a part of it not read would be lost. */
+	if (a.cut) {
+		log_msg(LOG_ERROR, "not stored: its AdminComment (%zu bytes) is longer than the %d bytes Slurm's database keeps in it: the field is left as it was",
+			a.full, SUMMARY_FIELD_MAX);
+		return -1;
+	}
 	if (summary_field_put(field, tok, out, sizeof(out)) < 0) {
-		log_msg(LOG_ERROR, "not stored: its AdminComment and the summary exceed %zu bytes", sizeof(out) - 1);
+		log_msg(LOG_ERROR, "not stored: its AdminComment (%zu bytes) and the summary (%zu bytes) exceed the %d bytes Slurm's database keeps in it: the field is left as it was",
+			strlen(field), strlen(tok), SUMMARY_FIELD_MAX);
 		return -1;
 	}
 	if (slurmjobs_set_admin_comment(&cmd->ask, a.selector, out, why, sizeof(why)) < 0) {
@@ -155,6 +192,8 @@ int cmd_summary(struct cmd *cmd)
 {
 	static char tok[SUMMARY_TOKEN_MAX + 1];
 	const char **vals = cmd->opt, *pos[1] = { cmd->operand };
+	char early[120], before[200] = "";
+	bool figures = false;
 	bool epilog = !strcmp(cmd->name, "epilog-slurmctld");
 	unsigned long job;
 	struct summary h;
@@ -200,7 +239,7 @@ int cmd_summary(struct cmd *cmd)
 		log_msg(LOG_ERROR, "no summary: the plugin's line in \"%s\" has no prometheus=", cmd->config_path);
 		return epilog ? EXIT_OK : EXIT_UNSURE;
 	}
-	kept = summary_make(cmd, job, wait_s, tok, sizeof(tok), &h);
+	kept = summary_make(cmd, job, wait_s, tok, sizeof(tok), &h, &figures, early, sizeof(early));
 	if (kept < 0)
 		return epilog ? EXIT_OK : EXIT_UNSURE;
 	if (vals[OPT_PRINT]) {
@@ -209,10 +248,14 @@ int cmd_summary(struct cmd *cmd)
 	}
 	if (summary_store(cmd, job, tok, wait_s) < 0)
 		return epilog ? EXIT_OK : EXIT_UNSURE;
-	if (h.nodes == 0)
-		log_msg(LOG_INFO, "stored in its AdminComment: no figures (no series of it reached Prometheus)");
+	if (h.early)
+		snprintf(before, sizeof(before), ", made before the job's last scrape (%s): its last seconds may be missing",
+			 early);
+	if (!figures)
+		log_msg(LOG_INFO, "stored in its AdminComment: no figures (no series of it reached Prometheus)%s",
+			before);
 	else
-		log_msg(LOG_INFO, "stored in its AdminComment: %ld of %zu nodes, %zu bytes", kept, h.nodes,
-			strlen(tok));
+		log_msg(LOG_INFO, "stored in its AdminComment: %ld of %zu nodes, %zu bytes%s", kept, h.nodes,
+			strlen(tok), before);
 	return EXIT_OK;
 }

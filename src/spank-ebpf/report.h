@@ -127,6 +127,10 @@ struct summary {
 	long long at;      /* when it was made, Unix seconds */
 	long long elapsed; /* the job's run time, s */
 	size_t nodes;      /* nodes with series; the per-node figures kept: c->n */
+	bool early;        /* made before Prometheus had scraped the job's
+			    * series after its end: its last seconds may be
+			    * missing ("early=1" in the head; none in older
+			    * tokens) */
 };
 /* The token of h, all and c's nodes (in their order) into tok (len >=
  * SUMMARY_TOKEN_MAX + 1): the whole job always, then as many nodes as

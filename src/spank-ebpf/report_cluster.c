@@ -335,11 +335,14 @@ static void cluster_text(const struct job_range *r, unsigned long job, const str
 	       text_printable(r->nodes, nodes, sizeof(nodes)), from, r->end ? to : "now", all->elapsed);
 	if (src->summary) {
 		cluster_time(src->h->at, at, sizeof(at));
-		printf("from its summary in Slurm's accounting (made at %s)\n", at);
+		printf("from its summary in Slurm's accounting (made at %s%s)\n", at,
+		       src->h->early ? ", before the job's last scrape: its last seconds may be missing" : "");
 	} else {
 		printf("from Prometheus at %s\n", text_printable(src->url, shown, sizeof(shown)));
 	}
-	if (src->summary && with == 0) {
+	/* An ended job without figures (node_exporter's job_info line may
+	 * have been scraped, none of its sets' series were). */
+	if ((src->summary && with == 0) || (r->end && !report_figures_any(all))) {
 		printf(" whole job: no figures: no series of it reached Prometheus (a job too short for a scrape, or a set that never ran)\n");
 		return;
 	}
@@ -381,6 +384,8 @@ static void cluster_json(const struct job_range *r, unsigned long job, const str
 	jsonout_add(o, "source", jsonout_string(src->summary ? "summary" : "prometheus"));
 	if (src->summary)
 		jsonout_add(o, "summary_at", jsonout_int(src->h->at));
+	if (src->summary)
+		jsonout_add(o, "summary_before_last_scrape", jsonout_bool(src->h->early));
 	jsonout_add(o, "nodes_with_series", jsonout_int(src->summary ? (long long)src->h->nodes :
 							 (long long)c->n));
 	report_json_figures(t, all);

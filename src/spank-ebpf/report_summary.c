@@ -236,8 +236,8 @@ long summary_encode(const struct summary *h, const struct figures *all, const st
 		memcpy(body.p + body.len, line, l.len + 1);
 		body.len += l.len;
 	}
-	n = snprintf(head, sizeof(head), "v1 job=%lu at=%lld elapsed=%lld nodes=%zu kept=%zu\n", h->job,
-		     h->at, h->elapsed, h->nodes, kept);
+	n = snprintf(head, sizeof(head), "v1 job=%lu at=%lld elapsed=%lld nodes=%zu kept=%zu%s\n", h->job,
+		     h->at, h->elapsed, h->nodes, kept, h->early ? " early=1" : "");
 	if (n < 0 || (size_t)n >= sizeof(head))
 		return -1;
 	hl = (size_t)n;
@@ -258,7 +258,7 @@ static const char *summary_find(const char *field, size_t *n)
 	const char *p;
 
 	for (p = field; (p = strcasestr(p, SUMMARY_TAG)); p++) {
-		if (p == field || p[-1] == ' ') {
+		if (p == field || strchr(" \t\r\n", p[-1])) {
 			*n = strcspn(p, " \t\r\n");
 			return p;
 		}
@@ -266,19 +266,43 @@ static const char *summary_find(const char *field, size_t *n)
 	return NULL;
 }
 
+/* Is the word (n bytes, its tag first) a summary, ours to replace: base32
+ * whose text starts as a head does ("v1 job=", any version)? An admin's
+ * "se1:cluster-A" is their word, kept. */
+static bool summary_word_is_token(const char *w, size_t n)
+{
+	static unsigned char raw[SUMMARY_RAW_MAX + 4];
+	size_t t = sizeof(SUMMARY_TAG) - 1, d;
+	long got;
+
+	if (n <= t || n - t > SUMMARY_TOKEN_MAX)
+		return false;
+	got = b32_decode(w + t, n - t, raw, sizeof(raw));
+	if (got < 4 || raw[0] != 'v')
+		return false;
+	d = strspn((const char *)raw + 1, "0123456789");
+	return d > 0 && (size_t)got > 1 + d + 5 && !memcmp(raw + 1 + d, " job=", 5);
+}
+
 int summary_field_put(const char *field, const char *tok, char *out, size_t len)
 {
 	const char *p = field, *w;
-	size_t o, n, rest;
-	int k;
+	size_t o, n, tl = strlen(tok);
 
-	k = snprintf(out, len, "%s ", tok);
-	if (k < 0 || (size_t)k >= len)
+	if (tl + 1 >= len)
 		return -1;
-	o = (size_t)k;
-	/* The rest of the field as it was (text an admin wrote, jobstats'
-	 * JS1: last), without earlier tokens and the blank after each. */
-	while ((w = summary_find(p, &n)) || *p) {
+	memcpy(out, tok, tl);
+	out[tl] = ' ';
+	o = tl + 1;
+	/* The rest of the field byte for byte (an admin's text, newlines and
+	 * all, jobstats' JS1: last), less earlier summaries and one blank
+	 * beside each. */
+	for (;;) {
+		size_t rest;
+
+		w = p;
+		while ((w = summary_find(w, &n)) && !summary_word_is_token(w, n))
+			w += n;
 		rest = w ? (size_t)(w - p) : strlen(p);
 		if (o + rest >= len)
 			return -1;
@@ -289,10 +313,12 @@ int summary_field_put(const char *field, const char *tok, char *out, size_t len)
 		p = w + n;
 		if (*p == ' ')
 			p++;
+		else if (o > tl + 1 && out[o - 1] == ' ')
+			o--;
 	}
-	/* No rest, or one that ended in a token: no blank at the end. */
-	while (o > strlen(tok) && out[o - 1] == ' ')
-		o--;
+	/* Nothing after the token: no blank either. */
+	if (o == tl + 1)
+		o = tl;
 	out[o] = '\0';
 	return 0;
 }
@@ -495,9 +521,12 @@ static int summary_head(const char *line, unsigned long job, struct summary *h, 
 	long long at, elapsed;
 	int used = 0;
 
+	/* " early=1": made before the job's last scrape; a head without it
+	 * (every older token) was not. */
 	if (sscanf(line, "v1 job=%llu at=%lld elapsed=%lld nodes=%llu kept=%llu%n", &j, &at, &elapsed,
-		   &nodes, &k, &used) != 5 || line[used] != '\0')
+		   &nodes, &k, &used) != 5 || (line[used] != '\0' && strcmp(line + used, " early=1")))
 		return -1;
+	h->early = line[used] != '\0';
 	if (j != job || at < 0 || elapsed < 0 || k > nodes || nodes > 1000000)
 		return -1;
 	h->job = job;

@@ -12,7 +12,9 @@
 # points say so ("cgroup made by the test").
 
 JM_TEXTFILE=/var/lib/prometheus/node-exporter
-JM_PROM=127.0.0.1:19090
+# Prometheus on a privileged port: prometheus= on this host at a port any
+# user may bind is refused (SECURITY.md); its unit gets the capability.
+JM_PROM=127.0.0.1:909
 JM_NODE=127.0.0.1:19100
 JM_IO=127.0.0.1:941
 JM_OTHER=sse-other
@@ -114,6 +116,13 @@ scrape_configs:
       - targets: [$4]
 EOT
 	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
+	mkdir -p "$NODE_ROOT/etc/systemd/system/prometheus.service.d"
+	# Debian's unit empties the bounding set and runs in its own user
+	# namespace (PrivateUsers=), where no capability reaches the host's
+	# ports: both undone for this one capability.
+	printf '[Service]\nCapabilityBoundingSet=CAP_NET_BIND_SERVICE\nAmbientCapabilities=CAP_NET_BIND_SERVICE\nPrivateUsers=false\n' \
+		>"$NODE_ROOT/etc/systemd/system/prometheus.service.d/spank-ebpf-port.conf"
+	ct systemctl daemon-reload
 }
 
 # Debian's two services (installed, disabled, in the root filesystem),
@@ -449,6 +458,8 @@ scn_jm_summary() {
 	like "summary: slurmctld ran it as EpilogSlurmctld, which said so" \
 		"$(ct journalctl -b --no-pager -o cat 2>/dev/null | grep "summary job $a:")" \
 		"spank_ebpf: summary job $a: stored in its AdminComment: 1 of 1 nodes, [0-9]+ bytes"
+	unlike "summary: ... once Prometheus had scraped the job's series after its end (asked without an error, not made before)" \
+		"$(ct journalctl -b --no-pager -o cat 2>/dev/null | grep "summary job $a:")" "last scrape"
 	printf 'optional %s prometheus=http://%s/\n' "$(plugin_line | awk '{print $2}')" "$JM_PROM" >"$NODE_ROOT$login"
 	chmod 0644 "$NODE_ROOT$login"
 	prom=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$a" 2>&1)

@@ -1,5 +1,5 @@
 /* slurmjobs_parse_acct_record: the line of sacct --parsable2
- * --format=JobIDRaw,JobID,State,AdminComment the summary (its writer at
+ * --format=JobIDRaw,JobID,State,AdminComment,JobIDRaw the summary (its writer at
  * the job's end, the report reading it) takes a job's record from. One
  * function per case. */
 #include "slurmjobs.h"
@@ -19,7 +19,7 @@ static void test_acct_own_line(void)
 {
 	struct job_acct a = acct_fresh(sizeof(acct_buf));
 
-	ok(slurmjobs_parse_acct_record("41|41|COMPLETED|other\n42|42|COMPLETED|SE1:abc note\n", 42, &a) == 1,
+	ok(slurmjobs_parse_acct_record("41|41|COMPLETED|other|41\n42|42|COMPLETED|SE1:abc note|42\n", 42, &a) == 1,
 	   "acct: the job's line among others");
 	ok(!strcmp(a.selector, "42"), "acct: its selector");
 	ok(!strcmp(a.field, "SE1:abc note"), "acct: its AdminComment");
@@ -30,7 +30,7 @@ static void test_acct_prefix_not_job(void)
 {
 	struct job_acct a = acct_fresh(sizeof(acct_buf));
 
-	ok(slurmjobs_parse_acct_record("420|420|COMPLETED|x\n4|4|RUNNING|y\n", 42, &a) == 0,
+	ok(slurmjobs_parse_acct_record("420|420|COMPLETED|x|420\n4|4|RUNNING|y|4\n", 42, &a) == 0,
 	   "acct: job 420's and 4's lines are not job 42's");
 }
 
@@ -38,7 +38,7 @@ static void test_acct_bar_in_comment(void)
 {
 	struct job_acct a = acct_fresh(sizeof(acct_buf));
 
-	ok(slurmjobs_parse_acct_record("7|7|FAILED|a|b|c", 7, &a) == 1, "acct: a comment holding '|', no newline");
+	ok(slurmjobs_parse_acct_record("7|7|FAILED|a|b|c|7", 7, &a) == 1, "acct: a comment holding '|', no newline");
 	ok(!strcmp(a.field, "a|b|c"), "acct: ... read whole");
 }
 
@@ -46,7 +46,7 @@ static void test_acct_empty_comment(void)
 {
 	struct job_acct a = acct_fresh(sizeof(acct_buf));
 
-	ok(slurmjobs_parse_acct_record("7|7|TIMEOUT|\n", 7, &a) == 1 && a.field[0] == '\0',
+	ok(slurmjobs_parse_acct_record("7|7|TIMEOUT||7\n", 7, &a) == 1 && a.field[0] == '\0',
 	   "acct: no AdminComment reads as empty");
 }
 
@@ -54,7 +54,7 @@ static void test_acct_array_task(void)
 {
 	struct job_acct a = acct_fresh(sizeof(acct_buf));
 
-	ok(slurmjobs_parse_acct_record("43|40_2|COMPLETED|\n", 43, &a) == 1, "acct: an array's task");
+	ok(slurmjobs_parse_acct_record("43|40_2|COMPLETED||43\n", 43, &a) == 1, "acct: an array's task");
 	ok(!strcmp(a.selector, "40_2"), "acct: ... selected by its array ID");
 }
 
@@ -62,9 +62,9 @@ static void test_acct_odd_jobid(void)
 {
 	struct job_acct a = acct_fresh(sizeof(acct_buf));
 
-	ok(slurmjobs_parse_acct_record("44|44+0|COMPLETED|x\n", 44, &a) == 0,
+	ok(slurmjobs_parse_acct_record("44|44+0|COMPLETED|x|44\n", 44, &a) == 0,
 	   "acct: a JobID sacctmgr cannot select (44+0) refused");
-	ok(slurmjobs_parse_acct_record("44||COMPLETED|x\n", 44, &a) == 0, "acct: an empty JobID refused");
+	ok(slurmjobs_parse_acct_record("44||COMPLETED|x|44\n", 44, &a) == 0, "acct: an empty JobID refused");
 	ok(slurmjobs_parse_acct_record("44|44\n", 44, &a) == 0, "acct: a line cut after JobID refused");
 }
 
@@ -79,13 +79,13 @@ static void test_acct_states(void)
 	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
 		struct job_acct a = acct_fresh(sizeof(acct_buf));
 
-		snprintf(line, sizeof(line), "9|9|%s|\n", live[i]);
+		snprintf(line, sizeof(line), "9|9|%s||9\n", live[i]);
 		ok(slurmjobs_parse_acct_record(line, 9, &a) == 1 && a.ended == 0, "acct: %s is not ended", live[i]);
 	}
 	for (i = 0; i < sizeof(over) / sizeof(over[0]); i++) {
 		struct job_acct a = acct_fresh(sizeof(acct_buf));
 
-		snprintf(line, sizeof(line), "9|9|%s|\n", over[i]);
+		snprintf(line, sizeof(line), "9|9|%s||9\n", over[i]);
 		ok(slurmjobs_parse_acct_record(line, 9, &a) == 1 && a.ended == 1, "acct: %s is ended", over[i]);
 	}
 }
@@ -94,9 +94,30 @@ static void test_acct_cut_to_buffer(void)
 {
 	struct job_acct a = acct_fresh(5);
 
-	ok(slurmjobs_parse_acct_record("8|8|COMPLETED|abcdefgh\n", 8, &a) == 1, "acct: a long comment");
+	ok(slurmjobs_parse_acct_record("8|8|COMPLETED|abcdefgh|8\n", 8, &a) == 1, "acct: a long comment");
 	ok(!strcmp(a.field, "abcd"), "acct: ... cut to the caller's buffer, terminated");
 	ok(acct_buf[5] == 'x', "acct: ... nothing written past it");
+	ok(a.cut == 1 && a.full == 8, "acct: ... said to be cut, its whole length given");
+}
+
+/* sacct prints the comment raw: its newlines are the field's, up to the
+ * JobIDRaw asked after it. */
+static void test_acct_newline_in_comment(void)
+{
+	struct job_acct a = acct_fresh(sizeof(acct_buf));
+
+	ok(slurmjobs_parse_acct_record("7|7|COMPLETED|first\nsecond|7\n", 7, &a) == 1 && a.cut == 0,
+	   "acct: a comment with a newline");
+	ok(!strcmp(a.field, "first\nsecond"), "acct: ... read whole");
+	a = acct_fresh(sizeof(acct_buf));
+	ok(slurmjobs_parse_acct_record("7|7|COMPLETED|a|7\nb\n|7|x|7\n8|8|COMPLETED|y|8\n", 7, &a) == 1 &&
+	   !strcmp(a.field, "a|7\nb\n|7|x"), "acct: ... \"|7\" inside it, not before a record, is its text");
+	a = acct_fresh(sizeof(acct_buf));
+	ok(slurmjobs_parse_acct_record("6|6|COMPLETED|x\n7|7|y|7\n|6\n7|7|COMPLETED|mine|7\n", 7, &a) == 1 &&
+	   !strcmp(a.field, "mine"), "acct: ... another record's comment with a line like ours is skipped whole");
+	a = acct_fresh(sizeof(acct_buf));
+	ok(slurmjobs_parse_acct_record("7|7|COMPLETED|cut short\n", 7, &a) == 0,
+	   "acct: a record without its closing JobIDRaw refused");
 }
 
 int main(void)
@@ -109,5 +130,6 @@ int main(void)
 	test_acct_odd_jobid();
 	test_acct_states();
 	test_acct_cut_to_buffer();
+	test_acct_newline_in_comment();
 	return tap_done();
 }

@@ -128,6 +128,27 @@ static const struct row rows[] = {
 	{ { "lock_timeout=abc" }, "lock_timeout must be a whole number" },
 	{ { "timeout=5", "timeout=5" }, "timeout given more than once" },
 	{ { "mode=always", "bogus=1" }, "\"bogus=1\": unknown key" },
+	/* Prometheus on this host at a port any local user may bind first
+	 * (1024 and above): its answers become the summary Slurm keeps. */
+	{ { "prometheus=http://127.0.0.1:19090/" }, "\"prometheus=...\": prometheus is on this host (loopback) at port 19090, which any local user may bind first: put Prometheus on a privileged port (below 1024), or use https with prometheus_ca=" },
+	{ { "prometheus=http://localhost:9090" }, "at port 9090, which any local user may bind first" },
+	{ { "prometheus=http://LocalHost.:9090" }, "at port 9090, which any local user" },
+	{ { "prometheus=http://prom.localhost:9090" }, "at port 9090, which any local user" },
+	{ { "prometheus=http://127.3.2.1:1024" }, "at port 1024, which any local user" },
+	{ { "prometheus=http://[::1]:9090" }, "at port 9090, which any local user" },
+	{ { "prometheus=http://[::ffff:127.0.0.1]:9090" }, "at port 9090, which any local user" },
+	{ { "prometheus=http://0.0.0.0:9090" }, "at port 9090, which any local user" },
+	{ { "prometheus=http://[::]:9090" }, "at port 9090, which any local user" },
+	{ { "prometheus=https://127.0.0.1:9090" }, "at port 9090, which any local user" },
+	{ { "prometheus_ca=/etc/ca.pem", "prometheus=http://127.0.0.1:9090" }, "at port 9090, which any local user" },
+	{ { "prometheus=https://127.0.0.1:9090", "prometheus_ca=/etc/ca.pem" }, NULL },
+	{ { "prometheus=http://127.0.0.1:909/" }, NULL },
+	{ { "prometheus=http://localhost" }, NULL },
+	{ { "prometheus=https://[::1]:1023/prom" }, NULL },
+	{ { "prometheus=http://10.1.2.3:9090/" }, NULL },
+	{ { "prometheus=http://prometheus:9090" }, NULL },
+	{ { "prometheus=http://localhostx:9090" }, NULL },
+	{ { "prometheus=http://128.0.0.1:9090" }, NULL },
 };
 
 static void test_defaults(void)

@@ -75,7 +75,7 @@ static void test_round_trip_names(void)
 {
 	static struct figures all, back;
 	struct cluster c = { 0 }, got;
-	struct summary h = { JOB, 1764000000, 300, NNAMES }, h2;
+	struct summary h = { .job = JOB, .at = 1764000000, .elapsed = 300, .nodes = NNAMES }, h2;
 	char why[200] = "";
 	size_t i, same = 0;
 	long kept;
@@ -118,7 +118,7 @@ static void test_round_trip_values(void)
 {
 	static struct figures all, back;
 	struct cluster c = { 0 }, got;
-	struct summary h = { JOB, 1764000000, 300, 0 }, h2;
+	struct summary h = { .job = JOB, .at = 1764000000, .elapsed = 300, .nodes = 0 }, h2;
 	char why[200] = "";
 	int rc;
 
@@ -182,7 +182,7 @@ static void test_same_words(void)
 	static const char *const bounds2[] = { "0.001", "0.004", "+Inf" };
 	static const double own2[] = { 0, 10, 10 };
 	struct cluster c = { 0 }, got;
-	struct summary h = { JOB, 1764000000, 300, 2 }, h2;
+	struct summary h = { .job = JOB, .at = 1764000000, .elapsed = 300, .nodes = 2 }, h2;
 	char labels[128], why[200] = "";
 	char *a, *b;
 	size_t i;
@@ -238,7 +238,7 @@ static void test_round_trip_damaged(void)
 {
 	static struct figures all, back;
 	struct cluster c = { 0 }, got;
-	struct summary h = { JOB, 1764000000, 300, 0 }, h2;
+	struct summary h = { .job = JOB, .at = 1764000000, .elapsed = 300, .nodes = 0 }, h2;
 	char why[200] = "", *a, *b;
 	int rc;
 
