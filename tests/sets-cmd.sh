@@ -255,6 +255,26 @@ run -c "$d/plugstack.conf" report --json 6
 is "report --json 6: job 6's own figures (bytes 8192), null for sets it does not hold" \
 	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["io"]["read"]; print(d["job"], d["user"], r["bytes"], r["latency"]["count"], r["latency"]["p99_seconds"], d["net"], d["errors"])' 2>&1)" \
 	"6 bob 8192 100 0.0038 None []"
+# The io unit became ready (systemd's ActiveEnterTimestampMonotonic, the
+# double's active-enter.d) 14 s after job 5 joined (its record's start,
+# boot-clock seconds: the monotonic clock's here, no suspend): observed
+# for part of its run, said first, in words and JSON.
+start5=$(awk '$1 == 5 { print $7 }' "$d/state.jobs")
+mkdir -p "$d/bin/active-enter.d"
+echo "$(((start5 + 14) * 1000000))" >"$d/bin/active-enter.d/ebpf_exporter@io.service"
+run -c "$d/plugstack.conf" report 5
+like "report 5, its set ready 14 s after the job joined: said first, before the figures" \
+	"$rc $(printf '%s\n' "$out" | sed -n 2p)" \
+	"^0   observed   only from 1[345] s after the job's start: set io's exporter became ready then; the figures below lack what the job did before\$"
+run -c "$d/plugstack.conf" report --json 5
+like "... --json: partial, from when, which set" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partial"]; print(p["from_seconds"], p["set"], p["node"])' 2>&1)" \
+	"^1[345] io None\$"
+echo "$(((start5 - 3) * 1000000))" >"$d/bin/active-enter.d/ebpf_exporter@io.service"
+run -c "$d/plugstack.conf" report --json 5
+is "... ready before the job joined: whole, partial null" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["partial"])' 2>&1)" "None"
+rm -rf "$d/bin/active-enter.d"
 run -c "$d/plugstack.conf" report 99
 is "report of a job holding nothing here: exit 1, said" "$rc $err" \
 	"1 spank-ebpf: report: job 99 holds no probe set on this node"

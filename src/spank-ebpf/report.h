@@ -39,6 +39,9 @@ enum {
 };
 #define SERIES_BIT(s) (1u << (s))
 
+/* A node's name as a report keeps it (the instance's host). */
+#define CLUSTER_NODE_MAX 128
+
 struct figures {
 	bool io, sched, cpu, net, oom;            /* some series of it seen */
 	/* Series refused as damaged (SERIES_BIT): a value that is not a
@@ -55,7 +58,22 @@ struct figures {
 	int cpu_nodes;                            /* nodes whose CPU wait is summed; 0: one */
 	double retransmits, connects, accepts;
 	double oom_kills;
+	/* Observed for part of the run: a set of the job began to observe
+	 * it late_s seconds after its start on a node (that set's exporter
+	 * became ready then: a start that outlived timeout=, a restart
+	 * under the job), late_set; 0: every set from the start. Summed
+	 * over nodes: the latest, with its node. */
+	long long late_s;
+	char late_set[32];
+	char late_node[CLUSTER_NODE_MAX];
 };
+
+/* Below this, a set that became ready after the job joined is taken
+ * as observing it from the start (the prolog's own wait). */
+#define REPORT_LATE_MIN_S 1
+/* The job observed by set from late_s seconds after its start (on
+ * node, NULL: this node): kept when it is the latest. */
+void report_note_late(struct figures *f, long long late_s, const char *set, const char *node);
 
 /* One sample (a series of the project's sets) into f. */
 void report_take(struct figures *f, const struct prom_sample *s);
@@ -91,7 +109,6 @@ int report_hints(const struct figures *f, struct report_hint *h, int max);
 
 /* A job's figures per node and for the whole job (Prometheus' answer,
  * or a stored summary's). */
-#define CLUSTER_NODE_MAX 128
 struct cluster_node {
 	char name[CLUSTER_NODE_MAX]; /* the instance's host, made printable */
 	char sets[128];              /* from spank_ebpf_job_info, "" unknown */

@@ -353,6 +353,10 @@ void report_text_figures(const struct figures *f, int nerr)
 	bool io_any = false;
 	int op;
 
+	/* First: every figure below lacks what came before. */
+	if (f->late_s > 0)
+		printf("  observed   only from %lld s after the job's start%s%s: set %s's exporter became ready then; the figures below lack what the job did before\n",
+		       f->late_s, f->late_node[0] ? " on node " : "", f->late_node, f->late_set);
 	for (op = 0; f->io && op < OPS; op++) {
 		const struct prom_hist *h = &f->io_lat[op];
 
@@ -469,6 +473,14 @@ void report_json_figures(struct json_object *obj, const struct figures *f)
 		jsonout_add(o, "kills", report_json_number(f->oom_kills, 0, bad & SERIES_BIT(SERIES_OOM)));
 	}
 	jsonout_add(obj, "oom", o);
+	o = NULL;
+	if (f->late_s > 0) {
+		o = json_object_new_object();
+		jsonout_add(o, "from_seconds", jsonout_int(f->late_s));
+		jsonout_add(o, "set", jsonout_string(f->late_set));
+		jsonout_add(o, "node", f->late_node[0] ? jsonout_string(f->late_node) : NULL);
+	}
+	jsonout_add(obj, "partial", o);
 }
 
 bool report_figures_any(const struct figures *f)
@@ -476,10 +488,20 @@ bool report_figures_any(const struct figures *f)
 	return f->io || f->sched || f->cpu || f->net || f->oom;
 }
 
+void report_note_late(struct figures *f, long long late_s, const char *set, const char *node)
+{
+	if (late_s < REPORT_LATE_MIN_S || late_s <= f->late_s)
+		return;
+	f->late_s = late_s;
+	snprintf(f->late_set, sizeof(f->late_set), "%s", set ? set : "");
+	snprintf(f->late_node, sizeof(f->late_node), "%s", node ? node : "");
+}
+
 void report_figures_add(struct figures *sum, const struct figures *f)
 {
 	int i;
 
+	report_note_late(sum, f->late_s, f->late_set, f->late_node);
 	if (f->cpu)
 		sum->cpu_nodes += f->cpu_nodes > 1 ? f->cpu_nodes : 1;
 	/* A node's damaged series: the job's sum lacks it, refused too. */
