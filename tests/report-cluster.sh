@@ -56,6 +56,7 @@ case " \$* " in
 *" --jobs=41 "*) echo "41|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=42 "*) echo "42|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=43 "*) echo "43|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=44 "*) echo "44|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 *" --jobs=13 "*) printf '13|4001|al\\377i\\001c\\303\\251|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
@@ -128,6 +129,16 @@ S7 = {
 # has 0.002, n2's outside_jobs not. The whole job's p99 falls between
 # 0.002 and 0.004: its summary must keep 0.002, though neither class's
 # own quantiles read it.
+# Job 44: job 5's series; it joined its sets on both nodes at 1000; on
+# n1 the io set's exporter became ready at 1014 (it outlived the
+# prolog's timeout=), on n2 at 990, before the job: n1 observed it for
+# part of its run. Ready times of nodes outside the job are left out by
+# the query itself ("and on (instance)"); the stand-in answers with the
+# job's nodes' only.
+S44 = {k: list(v) for k, v in S.items()}
+S44["spank_ebpf_job_start_time_seconds"] = [({"instance": "n1:9100"}, 1000), ({"instance": "n2:9100"}, 1000)]
+READY = {"44": [({"instance": "n1:9100", "set": "io"}, 1014), ({"instance": "n2:9100", "set": "io"}, 990),
+                ({"instance": "n2:9100", "set": "oom"}, 1100)]}
 S41 = {
     "ebpf_exporter_spank_sched_runq_latency_seconds_bucket": [
         ({"instance": "n1:942", "behind": "other_jobs", "le": le}, v)
@@ -251,13 +262,18 @@ class H(http.server.BaseHTTPRequestHandler):
                     res = [{"metric": {}, "value": [2000.0, str(len(names)) if last > 1300 else "0"]}]
             if code == 200:
                 body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
+        elif "spank_ebpf_set_ready_time_seconds" in q.get("query", [""])[0]:
+            j = re.search(r'jobid="(\d+)"', q.get("query", [""])[0])
+            res = [{"metric": l, "value": [1300.0, str(v)]} for l, v in READY.get(j.group(1) if j else "", [])]
+            body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
+            code = 200
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10", "14", "16", "19", "41", "42", "43") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "14", "16", "19", "41", "42", "43", "44") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
                        for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "14": S14, "16": S16, "19": S19,
-                                    "41": S41, "42": S42, "43": S43}[m.group(2)].get(m.group(1), [])]
+                                    "41": S41, "42": S42, "43": S43, "44": S44}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             if m and m.group(2) in ("17", "18") and m.group(1) in ("ebpf_exporter_spank_net_tcp_retransmits_total", "spank_ebpf_job_info"):
                 body = big(50000 if m.group(2) == "17" else 175727)
@@ -317,7 +333,7 @@ like "... sacct asked for the job's allocation line, as the caller" "$(cat "$d/s
 	"^sacct --noheader --parsable2 --allocations --jobs=5 --format=JobIDRaw,UID,User,Start,End,State,NodeList$"
 like "... Prometheus asked at the job's end + 120 s, over its run + 240 s, by instance" "$(head -n 1 "$d/prom.log")" \
 	'^/api/v1/query time=1420.000 query=sum by \(instance, operation, le, behind, direction\) \(max_over_time\(ebpf_exporter_spank_io_latency_seconds_bucket\{jobid="5"\}\[540s\]\)\)$'
-is "... one query per metric report reads, and one for the nodes' sets" "$(queries)" 11
+is "... one query per metric report reads, one for the nodes' sets, two for when the job joined them and they became ready" "$(queries)" 13
 
 run report --cluster --json --squeue "$d/slurm/squeue" 5
 is "report --cluster --json 5: the total, each node, no errors" \
@@ -465,6 +481,26 @@ run report --cluster --json --squeue "$d/slurm/squeue" 41
 from_prom=$(printf '%s' "$out" | json_figures)
 run report --summary --json --squeue "$d/slurm/squeue" 41
 is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom" | sed 's/^prometheus /summary /')"
+
+# Job 44: n1's io set became ready 14 s after the job joined it there.
+run report --cluster --squeue "$d/slurm/squeue" 44
+from_prom=$out
+is "job 44, observed on n1 from 14 s after its start: said first, for the whole job and for n1 alone" \
+	"$rc $(printf '%s\n' "$out" | grep -c 'observed   only') $(printf '%s\n' "$out" | sed -n 3p)" \
+	"0 2   observed   only from 14 s after the job's start on node n1: set io's exporter became ready then; the figures below lack what the job did before"
+like "... n2's section says nothing of it (its io was ready before; oom is no set of its)" \
+	"$(printf '%s\n' "$out" | sed -n '/^ node n2/,$p' | sed -n 2p)" "^  I/O read "
+run report --cluster --json --squeue "$d/slurm/squeue" 44
+is "... --json: partial for the whole job and n1, null for n2" \
+	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["total"]["partial"], [n["partial"] for n in d["per_node"]])' 2>&1)" \
+	"{'from_seconds': 14, 'set': 'io', 'node': 'n1'} [{'from_seconds': 14, 'set': 'io', 'node': 'n1'}, None]"
+from_prom_json=$(printf '%s' "$out" | json_figures)
+run summary --squeue "$d/slurm/squeue" 44
+run report --summary --squeue "$d/slurm/squeue" 44
+is "... from its summary: the same words" "$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0 $(printf '%s\n' "$from_prom" | sed 1d)"
+run report --summary --json --squeue "$d/slurm/squeue" 44
+is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom_json" | sed 's/^prometheus /summary /')"
 
 # Such names are no node of the job (n[1-2]): left out, named, before
 # the summary's writer sees them (its codec round-trips them all the
@@ -689,13 +725,13 @@ like "an answer of 175,727 samples in 8 MiB: refused, said, exit 2 (no summary e
 	"^2 spank-ebpf: report: Prometheus cannot be read: JSON: more than [0-9]+ values, [0-9]+ objects or [0-9]+ arrays"
 ok_if "... under timeout=10 ($ms ms)" test "$ms" -lt 10000
 
-# A Prometheus answering each query in 1.5 s: 11 queries would take 16.5
+# A Prometheus answering each query in 1.5 s: 13 queries would take 19.5
 # s, each within timeout=4. The report's whole time is timeout=.
 echo "ok slow" >"$d/mode"
 run_timed "$d/t4.conf" report --cluster --squeue "$d/slurm/squeue" 14
 echo ok >"$d/mode"
 like "Prometheus slow, timeout=4: the report stops, exit 2, says why (job 14 has no summary)" "$rc $err" \
-	"^2 spank-ebpf: report: Prometheus cannot be read: the report's time ran out \\(timeout=4 s on the plugin's line\\) after [0-9]+ of 11 queries"
+	"^2 spank-ebpf: report: Prometheus cannot be read: the report's time ran out \\(timeout=4 s on the plugin's line\\) after [0-9]+ of 13 queries"
 ok_if "... within timeout + 2 s ($ms ms)" test "$ms" -lt 6000
 
 # --- what it refuses to tell -------------------------------------------------

@@ -109,10 +109,19 @@ int report_hints(const struct figures *f, struct report_hint *h, int max);
 
 /* A job's figures per node and for the whole job (Prometheus' answer,
  * or a stored summary's). */
+#define CLUSTER_READY_MAX 8
 struct cluster_node {
 	char name[CLUSTER_NODE_MAX]; /* the instance's host, made printable */
 	char sets[128];              /* from spank_ebpf_job_info, "" unknown */
 	struct figures f;
+	/* When the job joined its sets there, and when each set's exporter
+	 * there last became ready (Unix seconds; jobinfo.h's textfile). */
+	double start;
+	int nready;
+	struct {
+		char set[32];
+		double at;
+	} ready[CLUSTER_READY_MAX];
 };
 
 struct cluster {

@@ -8,6 +8,7 @@
  * are the job's alone, counted from 0 while it held them), summed by
  * node in PromQL and added up over nodes here, buckets before quantiles.
  * Whatever Prometheus says is made printable before it is shown. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,19 +113,37 @@ static long cluster_job_node(const struct cluster_read *r, char *host)
 /* The node of a sample: its instance label without the port ("n1:941",
  * "[fe80::1]:941"), one of the job's nodes (a bisection in their sorted
  * names); NULL for another node (kept in r->outside) or out of memory. */
-static struct cluster_node *cluster_node_of(struct cluster *c, struct cluster_read *r, const char *labels)
+/* The job node a series' instance names (its host), or -1; host gets
+ * it either way. */
+static long cluster_instance_node(struct cluster_read *r, const char *labels, char *host, size_t len)
 {
-	char inst[256], host[CLUSTER_NODE_MAX];
+	char inst[256];
 	char *colon;
-	long k;
 
 	if (!prom_label(labels, "instance", inst, sizeof(inst)))
 		snprintf(inst, sizeof(inst), "(no instance label)");
 	colon = strrchr(inst, ':');
 	if (colon && !strchr(colon, ']'))
 		*colon = 0;
-	snprintf(host, sizeof(host), "%.*s", (int)sizeof(host) - 1, inst);
-	k = cluster_job_node(r, host);
+	snprintf(host, len, "%.*s", (int)len - 1, inst);
+	return cluster_job_node(r, host);
+}
+
+/* A job node already seen with series, or NULL: for the facts about
+ * nodes (start, ready times), which make no node and name no other. */
+static struct cluster_node *cluster_node_seen(struct cluster *c, struct cluster_read *r, const char *labels)
+{
+	char host[CLUSTER_NODE_MAX];
+	long k = cluster_instance_node(r, labels, host, sizeof(host));
+
+	return k >= 0 && r->slot[k] >= 0 ? &c->node[r->slot[k]] : NULL;
+}
+
+static struct cluster_node *cluster_node_of(struct cluster *c, struct cluster_read *r, const char *labels)
+{
+	char host[CLUSTER_NODE_MAX];
+	long k = cluster_instance_node(r, labels, host, sizeof(host));
+
 	if (k < 0) {
 		cluster_outside_add(r, host);
 		return NULL;
@@ -152,7 +171,8 @@ static int cluster_by_name(const void *a, const void *b)
 	return strcmp(((const struct cluster_node *)a)->name, ((const struct cluster_node *)b)->name);
 }
 
-#define CLUSTER_QUERIES (sizeof(cluster_metrics) / sizeof(cluster_metrics[0]) + 1)
+/* The metrics, job_info, the job's start and its sets' ready times. */
+#define CLUSTER_QUERIES (sizeof(cluster_metrics) / sizeof(cluster_metrics[0]) + 3)
 
 /* One query within the report's deadline: timeout= or what is left of
  * it, whichever is less. -1 with c->failed when it fails or the time is
@@ -197,6 +217,75 @@ static bool cluster_late(struct cluster *c, const struct cluster_read *r, size_t
 		 "Prometheus cannot be read: the report's time ran out (timeout=%u s on the plugin's line) reading the answer to query %d of %zu",
 		 r->timeout, r->asked, CLUSTER_QUERIES);
 	return true;
+}
+
+/* Does set (a name) appear in sets ("io,net")? */
+static bool cluster_sets_have(const char *sets, const char *set)
+{
+	size_t n = strlen(set);
+	const char *c;
+
+	for (c = sets; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] ? 1 : 0))
+		if (strcspn(c, ",") == n && !strncmp(c, set, n))
+			return true;
+	return false;
+}
+
+/* Was the job observed for part of its run on a node? When it joined
+ * its sets there (spank_ebpf_job_start_time_seconds) and when each of
+ * those sets' exporters there last became ready before the job's end
+ * (spank_ebpf_set_ready_time_seconds, of the job's nodes alone: "and
+ * on (instance)"), both from the node's textfile (jobinfo.h). */
+static int cluster_read_late(struct cluster *c, struct cluster_read *r, struct promapi *p,
+			     long long range, double at)
+{
+	char q[512], set[32];
+	struct promapi_vector v;
+	size_t i;
+	int k;
+
+	snprintf(q, sizeof(q),
+		 "max by (instance) (max_over_time(spank_ebpf_job_start_time_seconds{jobid=\"%lu\"}[%llds]))",
+		 r->job, range);
+	if (cluster_query(c, r, p, q, at, &v) < 0)
+		return -1;
+	for (i = 0; i < v.n; i++) {
+		struct cluster_node *n = cluster_node_seen(c, r, v.s[i].labels);
+
+		if (n && isfinite(v.s[i].value) && v.s[i].value > 0)
+			n->start = v.s[i].value;
+	}
+	promapi_vector_free(&v);
+	snprintf(q, sizeof(q),
+		 "max by (instance, set) (max_over_time(spank_ebpf_set_ready_time_seconds[%llds]))"
+		 " and on (instance) max_over_time(spank_ebpf_job_start_time_seconds{jobid=\"%lu\"}[%llds])",
+		 range, r->job, range);
+	if (cluster_query(c, r, p, q, at, &v) < 0)
+		return -1;
+	for (i = 0; i < v.n; i++) {
+		struct cluster_node *n;
+
+		if (cluster_late(c, r, i)) {
+			promapi_vector_free(&v);
+			return -1;
+		}
+		n = cluster_node_seen(c, r, v.s[i].labels);
+		if (!n || n->nready >= CLUSTER_READY_MAX || !isfinite(v.s[i].value) ||
+		    !prom_label(v.s[i].labels, "set", set, sizeof(set)))
+			continue;
+		text_printable(set, n->ready[n->nready].set, sizeof(n->ready[0].set));
+		n->ready[n->nready++].at = v.s[i].value;
+	}
+	promapi_vector_free(&v);
+	for (i = 0; i < c->n; i++) {
+		struct cluster_node *n = &c->node[i];
+
+		for (k = 0; n->start > 0 && k < n->nready; k++)
+			if (cluster_sets_have(n->sets, n->ready[k].set))
+				report_note_late(&n->f, (long long)(n->ready[k].at - n->start),
+						 n->ready[k].set, n->name);
+	}
+	return 0;
 }
 
 /* Each metric's samples into their nodes' figures. The first query that
@@ -248,7 +337,7 @@ static int cluster_read(struct cluster *c, struct cluster_read *r, struct promap
 			text_printable(sets, n->sets, sizeof(n->sets));
 	}
 	promapi_vector_free(&v);
-	return 0;
+	return cluster_read_late(c, r, p, range, at);
 }
 
 /* The nodes left out, in words for the report's errors: "series of 1

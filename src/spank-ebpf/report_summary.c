@@ -18,6 +18,7 @@
  * fits the bound; nodes follow in name order while they fit. Read back
  * strictly: the field is a site's too, and a token that does not read is
  * said, never half-used; whatever the writer writes, the reader reads. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -210,6 +211,16 @@ static void summary_put_figures(struct summary_buf *b, const char *name, const c
 		summary_put_numbers(b, " oom=", &f->oom_kills, 1, bad, SERIES_OOM);
 	if (bad)
 		summary_put(b, " bad=%u", bad);
+	/* Observed for part of the run: from when, which set; on the whole
+	 * job's line, which node too. */
+	if (f->late_s > 0) {
+		summary_put(b, " late=%lld,", f->late_s);
+		summary_put_name(b, f->late_set, false);
+		if (!name && f->late_node[0]) {
+			summary_put(b, " latenode=");
+			summary_put_name(b, f->late_node, false);
+		}
+	}
 	summary_put(b, "\n");
 }
 
@@ -480,6 +491,22 @@ static int summary_take(struct figures *f, char *sets, size_t setslen, const cha
 		if (summary_numbers(val, v, 1) < 0 || v[0] != floor(v[0]) || v[0] > UINT_MAX)
 			return -1;
 		f->damaged |= (unsigned int)v[0] & (SERIES_BIT(SERIES_COUNT) - 1);
+	} else if (kl == 4 && !strncmp(key, "late", 4)) {
+		char *comma, *e;
+		long long s;
+
+		comma = strchr(val, ',');
+		if (!comma)
+			return -1;
+		errno = 0;
+		s = strtoll(val, &e, 10);
+		if (e != comma || errno || s < REPORT_LATE_MIN_S || s > 100LL * 365 * 86400 ||
+		    summary_get_name(comma + 1, false, f->late_set, sizeof(f->late_set)) < 0)
+			return -1;
+		f->late_s = s;
+	} else if (kl == 8 && !strncmp(key, "latenode", 8)) {
+		if (summary_get_name(val, false, f->late_node, sizeof(f->late_node)) < 0)
+			return -1;
 	} else if (kl == 3 && !strncmp(key, "oom", 3)) {
 		if (summary_numbers(val, v, 1) < 0)
 			return -1;
@@ -590,6 +617,9 @@ int summary_decode(const char *field, unsigned long job, struct summary *h, stru
 			snprintf(nd->name, sizeof(nd->name), "%s", name);
 			snprintf(nd->sets, sizeof(nd->sets), "%s", sets);
 			nd->f = f;
+			/* A node's line names no node: its own. */
+			if (nd->f.late_s > 0)
+				snprintf(nd->f.late_node, sizeof(nd->f.late_node), "%s", name);
 		} else {
 			goto damaged;
 		}
