@@ -149,11 +149,13 @@ for p in base compute submit probes; do
 	unlike "$p: no Conflicts/Obsoletes" "$(q --conflicts "${!p}")$(q --obsoletes "${!p}")" .
 done
 rich() { echo "(($1 >= $SLURM_MAJMIN with $1 < $SLURM_NEXT) or ($1-ohpc >= $SLURM_MAJMIN with $1-ohpc < $SLURM_NEXT))"; }
-reqs() { q --requires "$1" | grep -Ev '^(rpmlib\(|lib[a-z0-9_]+\.so|rtld\(|config\()' | sort -u; }
+reqs() { q --requires "$1" | grep -Ev '^(rpmlib\(|lib[a-z0-9_+-]+\.so|rtld\(|config\()' | sort -u; }
 is "base Requires: Slurm $SLURM_MAJMIN (SchedMD/Fedora/EPEL or OpenHPC)" \
 	"$(reqs "$base")" "$(rich slurm)"
 like "base: libc found automatically, libslurm not needed" "$(q --requires "$base")" '^libc\.so\.6'
 unlike "base: does not need libslurm" "$(q --requires "$base")" 'libslurm'
+like "base: json-c and libcurl found automatically (the admin command's)" \
+	"$(q --requires "$base" | grep -E '^lib(json-c|curl)\.so\.[0-9]+\(\)' | sed 's/\.so.*//' | sort -u | tr '\n' ' ')" '^libcurl libjson-c $'
 is "compute Requires: base, slurmd $SLURM_MAJMIN, systemd (and /bin/sh for its scriptlets)" "$(reqs "$compute")" "$(sort <<EOF
 /bin/sh
 $(rich slurm-slurmd)

@@ -20,8 +20,14 @@
  * jobid) into f, as the node's report reads it. */
 static void figures_read(struct figures *f, const char *lines)
 {
-	char *body = malloc(strlen(lines) * 2 + 1), *o = body;
+	size_t nlines = 1;
 	const char *l;
+	char *body, *o;
+
+	/* Each line grows by the prefix and the job's label. */
+	for (l = lines; *l; l++)
+		nlines += *l == '\n';
+	body = o = malloc(strlen(lines) + nlines * (sizeof(P) + sizeof(JOB) + 16) + 1);
 
 	/* Each line "name{labels} v" as the exporter writes it: the
 	 * prefix, the job's label first. */
