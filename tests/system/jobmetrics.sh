@@ -111,9 +111,18 @@ scrape_configs:
   - job_name: spank-ebpf-io
     static_configs:
       - targets: [$3]
+    relabel_configs: &node_name
+      # A target on loopback (the container's node) is labelled with the
+      # node's Slurm name, as a site scrapes its nodes by name: reports
+      # keep only the series of the job's nodes.
+      - source_labels: [__address__]
+        regex: '127\.0\.0\.1:(.*)'
+        target_label: instance
+        replacement: '${SYS_MACHINE:-localhost}:\$1'
   - job_name: node
     static_configs:
       - targets: [$4]
+    relabel_configs: *node_name
 EOT
 	ct install -d -o prometheus -g prometheus /var/lib/prometheus/metrics2
 	mkdir -p "$NODE_ROOT/etc/systemd/system/prometheus.service.d"
@@ -292,6 +301,28 @@ scn_job_metrics() {
 		'I/O write  [1-9][0-9]* requests, [1-9][0-9]* bytes, latency p50 [0-9.]* s, p99 [0-9.]* s'
 	out=$(SYS_USER=$JM_OTHER ctu "$SYS_ADMIN_CMD" report "$a" 2>&1)
 	unlike "job metrics: spank-ebpf report $a as $JM_OTHER: no figures of another user's job" "$out" 'requests'
+
+	# Observed for part of the run: the node's textfile gives Prometheus
+	# when job $a joined its sets and when io's exporter became ready
+	# (admit, the unit's ExecStartPost); io ran before (job $k held it),
+	# so job $a is whole. Restarted under it, io counts it anew: the
+	# node's report (systemd's ActiveEnterTimestamp) says so.
+	ok_if "job metrics: Prometheus has job $a's start on the node and io's ready time" \
+		wait_until 60 "the start and ready series" _jm_has \
+		"spank_ebpf_job_start_time_seconds{jobid=\"$a\"} >= on (instance) spank_ebpf_set_ready_time_seconds{set=\"io\"}"
+	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
+	unlike "job metrics: ... io ready before job $a joined: its report says nothing of a part" "$out" 'observed   only'
+	sleep 2
+	ct systemctl restart spank-ebpf-exporter@io.service
+	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
+	like "job metrics: io restarted under job $a: its report says it is observed only from then" "$out" \
+		"^  observed   only from [1-9][0-9]* s after the job's start: set io's exporter became ready then"
+	ok_if "job metrics: ... and Prometheus gets io's new ready time, after job $a's start" \
+		wait_until 60 "io's ready time after the job's start" _jm_has \
+		"spank_ebpf_set_ready_time_seconds{set=\"io\"} > on (instance) spank_ebpf_job_start_time_seconds{jobid=\"$a\"}"
+	q="ebpf_exporter_spank_io_latency_seconds_count{jobid=\"$a\",operation=\"write\"}"
+	ok_if "job metrics: ... job $a counted again by the restarted io" \
+		wait_until 60 "job $a's writes counted after the restart" _jm_has "$q > 0"
 
 	jm_firewall "$a"
 	pa=$(unit_main_pid spank-ebpf-exporter@io.service)
