@@ -486,8 +486,8 @@ is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from
 run report --cluster --squeue "$d/slurm/squeue" 44
 from_prom=$out
 is "job 44, observed on n1 from 14 s after its start: said first, for the whole job and for n1 alone" \
-	"$rc $(printf '%s\n' "$out" | grep -c 'observed   only') $(printf '%s\n' "$out" | sed -n 3p)" \
-	"0 2   observed   only from 14 s after the job's start on node n1: set io's exporter became ready then; the figures below lack what the job did before"
+	"$rc $(printf '%s\n' "$out" | grep -c 'observed   in part') $(printf '%s\n' "$out" | sed -n 3p)" \
+	"0 2   observed   in part only: set io's exporter became ready 14 s after the job's start on node n1 (a late start or a restart); the figures below miss part of its run"
 like "... n2's section says nothing of it (its io was ready before; oom is no set of its)" \
 	"$(printf '%s\n' "$out" | sed -n '/^ node n2/,$p' | sed -n 2p)" "^  I/O read "
 run report --cluster --json --squeue "$d/slurm/squeue" 44

@@ -355,8 +355,8 @@ void report_text_figures(const struct figures *f, int nerr)
 
 	/* First: every figure below lacks what came before. */
 	if (f->late_s > 0)
-		printf("  observed   only from %lld s after the job's start%s%s: set %s's exporter became ready then; the figures below lack what the job did before\n",
-		       f->late_s, f->late_node[0] ? " on node " : "", f->late_node, f->late_set);
+		printf("  observed   in part only: set %s's exporter became ready %lld s after the job's start%s%s (a late start or a restart); the figures below miss part of its run\n",
+		       f->late_set, f->late_s, f->late_node[0] ? " on node " : "", f->late_node);
 	for (op = 0; f->io && op < OPS; op++) {
 		const struct prom_hist *h = &f->io_lat[op];
 
