@@ -56,6 +56,21 @@ static int httpurl_host_check(const char *h, size_t len, char *why, size_t whyle
 	return 0;
 }
 
+/* The port of the authority h..end: after the last ':' not inside
+ * brackets (an IPv6 address's), or NULL. */
+static const char *httpurl_port(const char *h, const char *end)
+{
+	size_t i;
+
+	for (i = (size_t)(end - h); i > 0; i--) {
+		if (h[i - 1] == ']')
+			return NULL;
+		if (h[i - 1] == ':')
+			return h + i;
+	}
+	return NULL;
+}
+
 int httpurl_check(const char *url, char *why, size_t whylen)
 {
 	const char *h, *end, *port;
@@ -88,16 +103,7 @@ int httpurl_check(const char *url, char *why, size_t whylen)
 		snprintf(why, whylen, "no user or password in the URL: give them in the prometheus_netrc= file");
 		return -1;
 	}
-	/* The port: after the last ':' not inside brackets. */
-	port = NULL;
-	for (i = (size_t)(end - h); i > 0; i--) {
-		if (h[i - 1] == ']')
-			break;
-		if (h[i - 1] == ':') {
-			port = h + i;
-			break;
-		}
-	}
+	port = httpurl_port(h, end);
 	if (httpurl_host_check(h, port ? (size_t)(port - 1 - h) : (size_t)(end - h), why, whylen) < 0)
 		return -1;
 	if (port) {
@@ -155,20 +161,12 @@ static bool httpurl_host_is_local(const char *h, size_t len)
 int httpurl_check_local(const char *url, bool have_ca, char *why, size_t whylen)
 {
 	bool https = !strncmp(url, "https://", 8);
-	const char *h = url + (https ? 8 : 7), *end = h + strcspn(h, "/"), *port = NULL;
+	const char *h = url + (https ? 8 : 7), *end = h + strcspn(h, "/"), *port;
 	unsigned long p = https ? 443 : 80;
-	size_t i;
 
 	if (https && have_ca)
 		return 0;
-	for (i = (size_t)(end - h); i > 0; i--) {
-		if (h[i - 1] == ']')
-			break;
-		if (h[i - 1] == ':') {
-			port = h + i;
-			break;
-		}
-	}
+	port = httpurl_port(h, end);
 	if (port)
 		p = strtoul(port, NULL, 10);
 	if (p < HTTPURL_PORT_UNPRIVILEGED ||

@@ -17,6 +17,7 @@
 
 #include "listenaddr.h"
 #include "tap.h"
+#include "testutil.h"
 
 static const struct {
 	const char *text, *addr; /* addr: inet_ntop's spelling */
@@ -109,28 +110,6 @@ static void test_connect_address(void)
 	ok(!strcmp(shown, "::"), "... and bound at [::] (%s)", shown);
 }
 
-/* A network namespace of our own, its loopback up: ports here are
- * nobody else's. */
-static int private_net(void)
-{
-	struct ifreq ifr;
-	int fd;
-
-	if (unshare(CLONE_NEWNET) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
-		return -1;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		return close(fd), -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		return close(fd), -1;
-	close(fd);
-	return 0;
-}
 
 static void own_comm(char *buf, size_t len)
 {
@@ -277,7 +256,7 @@ int main(void)
 	test_accepted();
 	test_refused();
 	test_connect_address();
-	if (private_net() < 0) {
+	if (tu_private_net() < 0) {
 		tap_skip("no private network namespace here (unshare CLONE_NEWNET)");
 	} else {
 		test_bind_and_holders();

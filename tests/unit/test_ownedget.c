@@ -21,30 +21,11 @@
 #include "listenaddr.h"
 #include "ownedget.h"
 #include "tap.h"
+#include "testutil.h"
 
 #define UNIT "test-exporter.service"
 #define BODY "ebpf_exporter_spank_oom_kills_total{jobid=\"5\"} 1\n"
 
-static int private_net(void)
-{
-	struct ifreq ifr;
-	int fd;
-
-	if (unshare(CLONE_NEWNET) < 0)
-		return -1;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		return close(fd), -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		return close(fd), -1;
-	close(fd);
-	return 0;
-}
 
 /* The unit's cgroup under root, listing pid as its one process. */
 static void unit_is(const char *root, pid_t pid)
@@ -155,7 +136,7 @@ int main(void)
 	char root[] = "/tmp/test-ownedget.XXXXXX", err[600], want[200], *body;
 	pid_t o;
 
-	if (geteuid() != 0 || private_net() < 0 || !mkdtemp(root)) {
+	if (geteuid() != 0 || tu_private_net() < 0 || !mkdtemp(root)) {
 		tap_skip("needs root and a private network namespace (unshare CLONE_NEWNET)");
 		return tap_done();
 	}

@@ -1,6 +1,10 @@
 /* Helpers shared by the unit tests. */
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,4 +291,25 @@ char *tu_squeue_log(const char *dir)
 char *tu_double_log(const char *dir)
 {
 	return bin_log(dir, "calls.log");
+}
+
+int tu_private_net(void)
+{
+	struct ifreq ifr;
+	int fd;
+
+	if (unshare(CLONE_NEWNET) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return close(fd), -1;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		return close(fd), -1;
+	close(fd);
+	return 0;
 }

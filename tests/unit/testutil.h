@@ -77,6 +77,11 @@ double tu_seconds_since(const struct timespec *start);
 
 /* Whole file into a malloc'd NUL-terminated string (NULL if missing). */
 char *tu_slurp(const char *path);
+
+/* A network namespace of the process's own (a user namespace too where
+ * root's is refused), its loopback up: ports there are nobody else's.
+ * Returns 0, or -1 when it cannot be made. */
+int tu_private_net(void);
 void tu_write(const char *path, const char *data, size_t len);
 
 #endif
