@@ -71,30 +71,22 @@ static int report_allowed(const struct jobinfo *j, long long uid)
 
 static int report_job(struct cmd *cmd, unsigned long job, bool json, long long uid);
 
-/* Did each set the job holds observe it from its start? Its exporter
- * counts from when it became ready, which systemd says (the job's
- * start: its record's, when it joined). A set whose unit does not run,
- * or a record without a start (an older release's), says nothing. */
-static void report_job_late(const struct config *cfg, const struct sets *sets,
+/* Did set i, which answered for the job, observe it from its start?
+ * Its exporter counts from when it became ready, which systemd says
+ * (the job's start: its record's, when it joined). A unit systemd
+ * cannot date, or a record without a start (an older release's), says
+ * nothing. */
+static void report_set_late(const struct config *cfg, const struct sets *sets, int i,
 			    const struct jobinfo *j, struct figures *f)
 {
 	char unit[CONFIG_UNIT_MAX];
 	long long ready;
-	const char *c;
 
 	if (j->start <= 0)
 		return;
-	for (c = j->sets; *c;) {
-		size_t len = strcspn(c, ",");
-		int i = sets_find(sets, c, len);
-
-		if (i >= 0) {
-			sets_unit(sets, sets->set[i].name, unit, sizeof(unit));
-			if (unit_ready_since(cfg, unit, &ready) == 0)
-				report_note_late(f, ready - j->start, sets->set[i].name, NULL);
-		}
-		c += len + (c[len] ? 1 : 0);
-	}
+	sets_unit(sets, sets->set[i].name, unit, sizeof(unit));
+	if (unit_ready_since(cfg, unit, &ready) == 0)
+		report_note_late(f, ready - j->start, sets->set[i].name, NULL);
 }
 
 enum { OPT_JSON, OPT_CLUSTER, OPT_SUMMARY, OPT_SQUEUE, OPT_SOCKET, OPT_PEER, NOPTS };
@@ -237,6 +229,9 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, long long u
 			body = report_owned_get(&cmd->cfg, &sets, i,
 						left_ms < REPORT_TIMEOUT_MS ? (unsigned int)left_ms : REPORT_TIMEOUT_MS,
 						err, sizeof(err));
+			/* Within the report's time: systemd is asked only then. */
+			if (body && (budget_end - clock_us()) / 1000 >= 100)
+				report_set_late(&cmd->cfg, &sets, i, j, &f);
 			if (body)
 				report_read(&f, body, (unsigned int)job);
 			else if (nerr < SETS_MAX)
@@ -246,7 +241,6 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, long long u
 		c += len + (c[len] ? 1 : 0);
 	}
 	report_runq_total(&f);
-	report_job_late(&cmd->cfg, &sets, j, &f);
 	/* A series refused as damaged: an error, its figure not shown. */
 	for (rc = 0; nerr < SETS_MAX + SERIES_COUNT &&
 		     report_damage_next(report_damaged(&f), &rc, NULL, errs[nerr], sizeof(errs[0]));)
