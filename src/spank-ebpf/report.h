@@ -35,15 +35,57 @@ enum {
 	SERIES_CONNECTS,
 	SERIES_ACCEPTS,
 	SERIES_OOM,
+	SERIES_FS_DATA_OPS,   /* spank-fs (report_fs.c): fs_data_ops_total */
+	SERIES_FS_DATA_BYTES, /* fs_data_bytes_total */
+	SERIES_FS_META_OPS,   /* fs_meta_ops_total */
+	SERIES_FS_META_LAT,   /* fs_meta_latency_seconds_bucket */
+	SERIES_FS_RPCS,       /* fs_nfs_rpcs_total */
 	SERIES_COUNT
 };
 #define SERIES_BIT(s) (1u << (s))
+
+/* spank-fs's figures (report_fs.c): per file system (fstype, mount
+ * point), bounded: FS_MOUNTS_MAX kept per job, in the order first seen,
+ * the rest added up in one "other mounts" row (fs_mount[FS_MOUNTS_MAX]),
+ * which the words name as such. */
+enum { FS_READ, FS_WRITE, FS_DATA };
+enum { FS_OPEN, FS_CREATE, FS_STAT, FS_SETATTR, FS_UNLINK, FS_RMDIR, FS_MKDIR, FS_RENAME, FS_LINK,
+       FS_SYMLINK, FS_MKNOD, FS_READDIR, FS_FSYNC, FS_LOCK, FS_METAS };
+enum { FSC_OPEN, FSC_STAT, FSC_SETATTR, FSC_NAMESPACE, FSC_READDIR, FSC_FSYNC, FSC_LOCK, FS_CLASSES };
+#define FS_MOUNTS_MAX 16
+#define FS_PROCS_MAX 12   /* NFS procedures kept per mount; the rest: proc_other */
+#define FS_HIST_MAX 32    /* exp2 from 1 us: 28 bounds and +Inf */
+#define FS_FSTYPE_MAX 32
+#define FS_MOUNT_MAX 64   /* the probe's bound: 63 bytes */
+#define FS_PROC_MAX 24
+
+/* A latency histogram of the fs set, smaller than prom_hist (a job's
+ * figures hold FS_CLASSES of them per mount). */
+struct fs_hist {
+	int n;
+	double le[FS_HIST_MAX];
+	double cum[FS_HIST_MAX];
+};
+
+struct fs_mount {
+	char fstype[FS_FSTYPE_MAX]; /* "" with NFS RPCs alone (they carry no fstype) */
+	char mount[FS_MOUNT_MAX];   /* "": the probe could not read it */
+	double data_ops[FS_DATA], data_bytes[FS_DATA];
+	double meta[FS_METAS];
+	struct fs_hist lat[FS_CLASSES];
+	int nprocs;
+	struct {
+		char name[FS_PROC_MAX];
+		double n;
+	} proc[FS_PROCS_MAX];
+	double proc_other; /* the procedures beyond FS_PROCS_MAX, or a name not one */
+};
 
 /* A node's name as a report keeps it (the instance's host). */
 #define CLUSTER_NODE_MAX 128
 
 struct figures {
-	bool io, sched, cpu, net, oom;            /* some series of it seen */
+	bool io, sched, cpu, net, oom, fs;        /* some series of it seen */
 	/* Series refused as damaged (SERIES_BIT): a value that is not a
 	 * finite count, a bucket bound that is NaN or negative. Its figure
 	 * is never shown as a number (report_damaged adds those whose sum
@@ -58,6 +100,9 @@ struct figures {
 	int cpu_nodes;                            /* nodes whose CPU wait is summed; 0: one */
 	double retransmits, connects, accepts;
 	double oom_kills;
+	int fs_n;                                 /* fs_mount[0..fs_n-1] seen */
+	bool fs_other;                            /* fs_mount[FS_MOUNTS_MAX] holds some */
+	struct fs_mount fs_mount[FS_MOUNTS_MAX + 1];
 	/* Observed for part of the run: a set of the job began to observe
 	 * it late_s seconds after its start on a node (that set's exporter
 	 * became ready then: a start that outlived timeout=, a restart
@@ -96,6 +141,29 @@ bool report_damage_next(unsigned int damaged, int *at, const char *where, char *
  * ("io":...,"oom":...) added to obj (jsonout.h). */
 void report_text_figures(const struct figures *f, int nerr);
 void report_json_figures(struct json_object *obj, const struct figures *f);
+
+struct report_hint;
+/* spank-fs (report_fs.c), for report_figures.c: a sample of the fs set
+ * (name without the prefix) into f; f's fs figures added into sum; its
+ * damaged fs series (SERIES_BIT); its lines and its "fs" JSON member. */
+void report_fs_take(struct figures *f, const char *name, const char *labels, double value);
+void report_fs_add(struct figures *sum, const struct figures *f);
+unsigned int report_fs_damaged(const struct figures *f);
+void report_fs_text(const struct figures *f, unsigned int bad);
+struct json_object *report_fs_json(const struct figures *f, unsigned int bad);
+/* A network file system's type (nfs, nfs4, lustre, gpfs, beegfs, ceph,
+ * cifs, smb3, fuse.*): the one list the command keeps. */
+bool report_fs_network(const char *fstype);
+/* fs_hist as prom_hist and back (quantiles, adding). */
+void report_fs_hist_get(const struct fs_hist *h, struct prom_hist *out);
+void report_fs_hist_put(struct fs_hist *h, const struct prom_hist *in);
+/* The fs hint (heavy metadata on a network file system) into h, when
+ * n < max: returns the new n. */
+int report_fs_hints(const struct figures *f, unsigned int bad, struct report_hint *h, int n, int max);
+/* The names the labels carry, in the enums' order. */
+extern const char *const report_fs_meta_names[FS_METAS];
+extern const char *const report_fs_class_names[FS_CLASSES];
+extern const char *const report_fs_data_names[FS_DATA];
 
 /* A figure that says something, in plain words, with the threshold it
  * crossed. */

@@ -145,6 +145,8 @@ void report_take(struct figures *f, const struct prom_sample *s)
 	} else if (!strcmp(s->name, P "oom_kills_total")) {
 		f->oom = true;
 		report_add(f, SERIES_OOM, &f->oom_kills, s->value);
+	} else if (!strncmp(s->name, P "fs_", strlen(P "fs_"))) {
+		report_fs_take(f, s->name + strlen(P), s->labels, s->value);
 	}
 }
 
@@ -164,7 +166,7 @@ static bool report_hist_ok(const struct prom_hist *h)
 unsigned int report_damaged(const struct figures *f)
 {
 	const double *value[SERIES_COUNT] = { NULL };
-	unsigned int bad = f->damaged;
+	unsigned int bad = f->damaged | report_fs_damaged(f);
 	int i;
 
 	for (i = 0; i < OPS; i++) {
@@ -200,7 +202,9 @@ static void report_series_name(int series, char *buf, size_t len)
 	static const char *const other[] = { "sched_wait_microseconds_total", "sched_waits_total",
 					     "sched_pressure_microseconds_total", "net_tcp_retransmits_total",
 					     "net_tcp_connections_total{direction=\"connect\"}",
-					     "net_tcp_connections_total{direction=\"accept\"}", "oom_kills_total" };
+					     "net_tcp_connections_total{direction=\"accept\"}", "oom_kills_total",
+					     "fs_data_ops_total", "fs_data_bytes_total", "fs_meta_ops_total",
+					     "fs_meta_latency_seconds_bucket", "fs_nfs_rpcs_total" };
 
 	if (series < SERIES_IO_LAT)
 		snprintf(buf, len, P "io_bytes_total{operation=\"%s\"}", op_names[series - SERIES_IO_BYTES]);
@@ -222,7 +226,7 @@ bool report_damage_next(unsigned int damaged, int *at, const char *where, char *
 
 	for (; *at < SERIES_COUNT; (*at)++) {
 		bool hist = (*at >= SERIES_IO_LAT && *at < SERIES_RUNQ) ||
-			    (*at >= SERIES_RUNQ && *at < SERIES_RUNQ_SUM);
+			    (*at >= SERIES_RUNQ && *at < SERIES_RUNQ_SUM) || *at == SERIES_FS_META_LAT;
 
 		if (!(damaged & SERIES_BIT(*at)))
 			continue;
@@ -391,6 +395,7 @@ void report_text_figures(const struct figures *f, int nerr)
 		       f->retransmits, f->connects + f->accepts, f->connects, f->accepts);
 	if (f->oom && !report_text_refused(bad, SERIES_BIT(SERIES_OOM), "OOM        "))
 		printf("  OOM        %.0f processes killed\n", f->oom_kills);
+	report_fs_text(f, bad);
 	if (!report_figures_any(f))
 		printf("  no series of this job in its sets' exporters%s\n",
 		       nerr ? " (some could not be read: above)" : " yet");
@@ -473,6 +478,7 @@ void report_json_figures(struct json_object *obj, const struct figures *f)
 		jsonout_add(o, "kills", report_json_number(f->oom_kills, 0, bad & SERIES_BIT(SERIES_OOM)));
 	}
 	jsonout_add(obj, "oom", o);
+	jsonout_add(obj, "fs", report_fs_json(f, bad));
 	o = NULL;
 	if (f->late_s > 0) {
 		o = json_object_new_object();
@@ -485,7 +491,7 @@ void report_json_figures(struct json_object *obj, const struct figures *f)
 
 bool report_figures_any(const struct figures *f)
 {
-	return f->io || f->sched || f->cpu || f->net || f->oom;
+	return f->io || f->sched || f->cpu || f->net || f->oom || f->fs;
 }
 
 void report_note_late(struct figures *f, long long late_s, const char *set, const char *node)
@@ -526,6 +532,7 @@ void report_figures_add(struct figures *sum, const struct figures *f)
 	sum->connects += f->connects;
 	sum->accepts += f->accepts;
 	sum->oom_kills += f->oom_kills;
+	report_fs_add(sum, f);
 }
 
 /* The hints' thresholds (spank-ebpf(8), "report --cluster"). */
@@ -572,5 +579,5 @@ int report_hints(const struct figures *f, struct report_hint *h, int max)
 			 "the OOM killer ended %.0f of its processes: it needs more memory than it had (--mem)",
 			 f->oom_kills);
 	}
-	return n;
+	return report_fs_hints(f, bad, h, n, max);
 }

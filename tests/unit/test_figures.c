@@ -264,6 +264,160 @@ static void test_damaged(void)
 	damaged_check(&n1, "a cumulative count that falls", "  I/O write  not shown: a damaged series");
 }
 
+/* An NFS mount's figures as a job's node reads them: 10 reads and 2000
+ * writes, metadata by operation (distinct counts: a mutant swapping two
+ * operations or read and write changes the words), latency per class,
+ * NFS RPCs by procedure. */
+#define FS_HOME "fstype=\"nfs4\",mount=\"/home\","
+static const char fs_home[] =
+	"fs_data_ops_total{" FS_HOME "op=\"read\"} 10\n"
+	"fs_data_bytes_total{" FS_HOME "op=\"read\"} 4100\n"
+	"fs_data_ops_total{" FS_HOME "op=\"write\"} 2000\n"
+	"fs_data_bytes_total{" FS_HOME "op=\"write\"} 8000000\n"
+	"fs_meta_ops_total{" FS_HOME "op=\"create\"} 1500\n"
+	"fs_meta_ops_total{" FS_HOME "op=\"stat\"} 1000\n"
+	"fs_meta_ops_total{" FS_HOME "op=\"unlink\"} 500\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"open\",le=\"0.002\"} 0\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"open\",le=\"0.004\"} 1500\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"open\",le=\"+Inf\"} 1500\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"0.000256\"} 0\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"0.000512\"} 1000\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"+Inf\"} 1000\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"namespace\",le=\"0.001\"} 0\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"namespace\",le=\"0.002\"} 500\n"
+	"fs_meta_latency_seconds_bucket{" FS_HOME "class=\"namespace\",le=\"+Inf\"} 500\n"
+	"fs_nfs_rpcs_total{mount=\"/home\",procedure=\"WRITE\"} 4000\n"
+	"fs_nfs_rpcs_total{mount=\"/home\",procedure=\"GETATTR\"} 1000\n"
+	"fs_nfs_rpcs_total{mount=\"/home\",procedure=\"REMOVE\"} 500\n";
+
+static void test_fs_words(void)
+{
+	static struct figures f;
+	struct report_hint h[REPORT_HINTS_MAX];
+	char *text, *json;
+
+	figures_node(&f, fs_home);
+	text = figures_printed(&f, false);
+	ok(has(text, "  file systems: nfs4 /home: 10 reads, 4.1 kB, 2000 writes, 8.0 MB; 3000 metadata operations (1500 create, 1000 stat, 500 unlink); p99 open 4.0 ms, stat 509 us, namespace 2.0 ms\n"),
+	   "file systems: nfs4 /home: reads and writes, metadata by operation, p99 by class, in words");
+	ok(has(text, "  NFS RPCs on nfs4 /home: 4000 WRITE, 1000 GETATTR, 500 REMOVE\n"),
+	   "NFS RPCs on nfs4 /home: by procedure, the most first");
+	diag_lines("text:", text);
+	json = figures_printed(&f, true);
+	ok(has(json, "\"fs\":[{\"fstype\":\"nfs4\",\"mount\":\"/home\",\"other_mounts\":false,\"network\":true,"
+		     "\"data\":{\"read\":{\"ops\":10,\"bytes\":4100},\"write\":{\"ops\":2000,\"bytes\":8000000}},"
+		     "\"meta\":{\"open\":0,\"create\":1500,\"stat\":1000,\"setattr\":0,\"unlink\":500,"),
+	   "JSON: the mount's fstype, mount, data and metadata by operation under their keys");
+	ok(has(json, "\"latency\":{\"open\":{\"count\":1500,\"p99_seconds\":0.00398},\"stat\":{\"count\":1000,\"p99_seconds\":0.00050944}"),
+	   "... p99 per class");
+	ok(has(json, "\"nfs_rpcs\":{\"WRITE\":4000,\"GETATTR\":1000,\"REMOVE\":500}"), "... NFS RPCs by procedure");
+	diag_lines("json:", json);
+	ok(report_hints(&f, h, REPORT_HINTS_MAX) == 0, "3000 metadata operations: no hint");
+	free(text);
+	free(json);
+
+	/* Heavy metadata: a hint on a network file system, none on a local one. */
+	figures_node(&f, "fs_meta_ops_total{" FS_HOME "op=\"stat\"} 250000\n");
+	ok(report_hints(&f, h, REPORT_HINTS_MAX) == 1 && !strcmp(h[0].key, "fs_metadata_heavy") &&
+		   has(h[0].text, "250000 metadata operations on nfs4 /home, 100000 or more"),
+	   "250000 stat on nfs4: the heavy-metadata hint, in words");
+	tap_diag("hint: %s", h[0].text);
+	figures_node(&f, "fs_meta_ops_total{fstype=\"ext4\",mount=\"/\",op=\"stat\"} 250000\n");
+	ok(report_hints(&f, h, REPORT_HINTS_MAX) == 0, "... on ext4: none");
+}
+
+/* Two nodes' figures added: mounts by (fstype, mount), latency buckets
+ * whose bounds differ added as step functions before the p99, RPCs by
+ * procedure. */
+static void test_fs_merge(void)
+{
+	static struct figures n1, n2, all;
+	char *text;
+
+	figures_node(&n1, "fs_meta_ops_total{" FS_HOME "op=\"stat\"} 10\n"
+			  "fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"0.001\"} 10\n"
+			  "fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"+Inf\"} 10\n"
+			  "fs_nfs_rpcs_total{mount=\"/home\",procedure=\"GETATTR\"} 7\n");
+	figures_node(&n2, "fs_meta_ops_total{" FS_HOME "op=\"stat\"} 10\n"
+			  "fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"0.002\"} 10\n"
+			  "fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"+Inf\"} 10\n"
+			  "fs_nfs_rpcs_total{mount=\"/home\",procedure=\"GETATTR\"} 5\n"
+			  "fs_meta_ops_total{fstype=\"xfs\",mount=\"/scratch\",op=\"mkdir\"} 3\n");
+	memset(&all, 0, sizeof(all));
+	report_figures_add(&all, &n1);
+	report_figures_add(&all, &n2);
+	ok(all.fs_n == 2 && all.fs_mount[0].lat[FSC_STAT].n == 3 && all.fs_mount[0].lat[FSC_STAT].cum[0] == 10 &&
+		   all.fs_mount[0].lat[FSC_STAT].cum[1] == 20 && all.fs_mount[0].lat[FSC_STAT].cum[2] == 20,
+	   "stat {0.001: 10, +Inf: 10} + {0.002: 10, +Inf: 10}: 10, 20, 20");
+	text = figures_printed(&all, false);
+	ok(has(text, "  file systems: nfs4 /home: 20 metadata operations (20 stat); p99 stat 2.0 ms\n"),
+	   "... 20 stat, p99 from the merged buckets: 1.98 ms");
+	ok(has(text, "  NFS RPCs on nfs4 /home: 12 GETATTR\n"), "... 7 + 5 GETATTR");
+	ok(has(text, "  file systems: xfs /scratch: 3 metadata operations (3 mkdir)\n"), "... the other node's mount beside");
+	diag_lines("got:", text);
+	free(text);
+}
+
+/* More mounts than a job keeps: the first FS_MOUNTS_MAX, the rest added
+ * up in a row that says what it is. */
+static void test_fs_bound(void)
+{
+	static struct figures f;
+	static char lines[8192];
+	size_t n = 0;
+	char *text;
+	int i;
+
+	for (i = 0; i < FS_MOUNTS_MAX + 3; i++)
+		n += (size_t)snprintf(lines + n, sizeof(lines) - n,
+				      "fs_data_ops_total{fstype=\"tmpfs\",mount=\"/m%d\",op=\"read\"} %d\n"
+				      "fs_meta_latency_seconds_bucket{fstype=\"tmpfs\",mount=\"/m%d\",class=\"stat\",le=\"0.001\"} 1\n"
+				      "fs_meta_latency_seconds_bucket{fstype=\"tmpfs\",mount=\"/m%d\",class=\"stat\",le=\"+Inf\"} 1\n",
+				      i, i + 1, i, i);
+	figures_node(&f, lines);
+	text = figures_printed(&f, false);
+	ok(f.fs_n == FS_MOUNTS_MAX && f.fs_other && has(text, "  file systems: tmpfs /m15: 16 reads, 0 bytes; p99 stat"),
+	   "%d mounts kept", FS_MOUNTS_MAX);
+	ok(!has(text, "/m16"), "... the 17th not as its own");
+	/* 17 + 18 + 19 reads; one stat each. */
+	ok(has(text, "  file systems: other mounts (beyond the first 16 seen, added up): 54 reads, 0 bytes; p99 stat"),
+	   "... the other 3: 54 reads in a row named as other mounts");
+	ok(f.fs_mount[FS_MOUNTS_MAX].lat[FSC_STAT].n == 2 && f.fs_mount[FS_MOUNTS_MAX].lat[FSC_STAT].cum[1] == 3,
+	   "... their stat buckets added up: 3");
+	diag_lines("got:", text);
+	free(text);
+}
+
+/* A damaged fs series: its part of the line refused, named in words. */
+static void test_fs_damaged(void)
+{
+	static struct figures f;
+	char *text, *json, words[400];
+	int at = 0;
+
+	figures_node(&f, "fs_meta_ops_total{" FS_HOME "op=\"stat\"} NaN\n"
+			 "fs_data_ops_total{" FS_HOME "op=\"write\"} 3\n"
+			 "fs_data_bytes_total{" FS_HOME "op=\"write\"} 12\n");
+	text = figures_printed(&f, false);
+	json = figures_printed(&f, true);
+	ok(has(text, "  file systems: nfs4 /home: 3 writes, 12 bytes; metadata operations not shown: a damaged series") &&
+		   !has(text, "nan"),
+	   "a NaN count: the metadata refused in words, the data stands");
+	ok(!has(json, "nan") && has(json, "\"stat\":null"), "... JSON: null, no nan");
+	ok(report_damage_next(report_damaged(&f), &at, NULL, words, sizeof(words)) &&
+		   has(words, P "fs_meta_ops_total: refused as damaged: a value that is not a finite count"),
+	   "... named: %s", words);
+	diag_lines("text:", text);
+	free(text);
+	free(json);
+	figures_node(&f, "fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"-1\"} 3\n"
+			 "fs_meta_ops_total{" FS_HOME "op=\"stat\"} 3\n");
+	text = figures_printed(&f, false);
+	ok(has(text, "(3 stat); latency not shown: a damaged series"), "le=\"-1\": the latency refused");
+	diag_lines("text:", text);
+	free(text);
+}
+
 int main(void)
 {
 	test_behind_words();
@@ -271,5 +425,9 @@ int main(void)
 	test_merge_bounds();
 	test_merge_classes();
 	test_damaged();
+	test_fs_words();
+	test_fs_merge();
+	test_fs_bound();
+	test_fs_damaged();
 	return tap_done();
 }

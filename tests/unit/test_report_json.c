@@ -50,7 +50,7 @@ static void test_not_finite(void)
 	       "cpu: NaN and -inf null, the finite ones in their format");
 	tap_ok(strstr(out, "\"behind_seconds\":{\"") != NULL && strstr(out, "\":null,") != NULL,
 	       "sched: a NaN class null");
-	tap_ok(strstr(out, "\"net\":{\"retransmits\":null,\"connections\":{\"connect\":1,\"accept\":0}},\"oom\":{\"kills\":null},\"partial\":null}\n") != NULL,
+	tap_ok(strstr(out, "\"net\":{\"retransmits\":null,\"connections\":{\"connect\":1,\"accept\":0}},\"oom\":{\"kills\":null},\"fs\":null,\"partial\":null}\n") != NULL,
 	       "net and oom: null, one line ending the object");
 }
 
@@ -59,7 +59,7 @@ static void test_none(void)
 	struct figures f;
 
 	memset(&f, 0, sizeof(f));
-	tap_ok(!strcmp(figures_json(&f), "{\"io\":null,\"cpu\":null,\"sched\":null,\"net\":null,\"oom\":null,\"partial\":null}\n"),
+	tap_ok(!strcmp(figures_json(&f), "{\"io\":null,\"cpu\":null,\"sched\":null,\"net\":null,\"oom\":null,\"fs\":null,\"partial\":null}\n"),
 	       "no series: each member null, in order");
 }
 
