@@ -231,6 +231,29 @@ mkdir -p "$cg/ebpf_exporter@io.service" "$cg/ebpf_exporter@net.service"
 	echo '# TYPE ebpf_exporter_spank_io_bytes_total counter'
 	echo 'ebpf_exporter_spank_io_bytes_total{jobid="5",operation="read"} 409600'
 	echo 'ebpf_exporter_spank_io_bytes_total{jobid="6",operation="read"} 8192'
+	# spank-fs's series (FS-CONTRACT), served by the same stand-in: the
+	# report reads every set's series of the job. Distinct counts, so
+	# that read and write, or two operations, cannot trade places.
+	echo '# TYPE ebpf_exporter_spank_fs_data_ops_total counter'
+	echo 'ebpf_exporter_spank_fs_data_ops_total{jobid="5",fstype="nfs4",mount="/home",op="write"} 2000'
+	echo 'ebpf_exporter_spank_fs_data_ops_total{jobid="5",fstype="nfs4",mount="/home",op="read"} 10'
+	echo 'ebpf_exporter_spank_fs_data_ops_total{jobid="6",fstype="nfs4",mount="/home",op="read"} 777'
+	echo '# TYPE ebpf_exporter_spank_fs_data_bytes_total counter'
+	echo 'ebpf_exporter_spank_fs_data_bytes_total{jobid="5",fstype="nfs4",mount="/home",op="write"} 8000000'
+	echo 'ebpf_exporter_spank_fs_data_bytes_total{jobid="5",fstype="nfs4",mount="/home",op="read"} 4100'
+	echo '# TYPE ebpf_exporter_spank_fs_meta_ops_total counter'
+	echo 'ebpf_exporter_spank_fs_meta_ops_total{jobid="5",fstype="nfs4",mount="/home",op="create"} 1500'
+	echo 'ebpf_exporter_spank_fs_meta_ops_total{jobid="5",fstype="nfs4",mount="/home",op="stat"} 1000'
+	echo 'ebpf_exporter_spank_fs_meta_ops_total{jobid="5",fstype="nfs4",mount="/home",op="unlink"} 500'
+	echo 'ebpf_exporter_spank_fs_meta_ops_total{jobid="5",fstype="tmpfs",mount="/tmp",op="open"} 3'
+	echo '# TYPE ebpf_exporter_spank_fs_meta_latency_seconds histogram'
+	for b in 0.002:0 0.004:1500 +Inf:1500; do
+		echo "ebpf_exporter_spank_fs_meta_latency_seconds_bucket{jobid=\"5\",fstype=\"nfs4\",mount=\"/home\",class=\"open\",le=\"${b%%:*}\"} ${b#*:}"
+	done
+	echo 'ebpf_exporter_spank_fs_meta_latency_seconds_count{jobid="5",fstype="nfs4",mount="/home",class="open"} 1500'
+	echo '# TYPE ebpf_exporter_spank_fs_nfs_rpcs_total counter'
+	echo 'ebpf_exporter_spank_fs_nfs_rpcs_total{jobid="5",mount="/home",procedure="WRITE"} 4000'
+	echo 'ebpf_exporter_spank_fs_nfs_rpcs_total{jobid="5",mount="/home",procedure="GETATTR"} 1000'
 } >"$d/www/metrics"
 python3 -m http.server --bind 127.0.0.1 --directory "$d/www" "$port" >/dev/null 2>&1 &
 www_pid=$!
@@ -248,13 +271,25 @@ is "job_info: promtool accepts it" "$prc $pc" "0 "
 is "job_info: HELP and TYPE before its samples" "$(printf '%s\n' "$tf" | prom_structure)" ""
 run -c "$d/plugstack.conf" report 5
 is "report 5: exit 0" "$rc $err" "0 "
-is "report 5: the job, its user and sets; its reads' count, bytes, p50 and p99" "$out" \
+is "report 5: the job, its user and sets; its reads' count, bytes, p50 and p99; its file systems in words" "$out" \
 	"job 5 (user alice), probe sets io
-  I/O read   100 requests, 409600 bytes, latency p50 0.001500 s, p99 0.003800 s"
+  I/O read   100 requests, 409600 bytes, latency p50 0.001500 s, p99 0.003800 s
+  file systems: nfs4 /home: 10 reads, 4.1 kB, 2000 writes, 8.0 MB; 3000 metadata operations (1500 create, 1000 stat, 500 unlink); p99 open 4.0 ms
+  NFS RPCs on nfs4 /home: 4000 WRITE, 1000 GETATTR
+  file systems: tmpfs /tmp: 3 metadata operations (3 open)"
 run -c "$d/plugstack.conf" report --json 6
 is "report --json 6: job 6's own figures (bytes 8192), null for sets it does not hold" \
 	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["io"]["read"]; print(d["job"], d["user"], r["bytes"], r["latency"]["count"], r["latency"]["p99_seconds"], d["net"], d["errors"])' 2>&1)" \
 	"6 bob 8192 100 0.0038 None []"
+run -c "$d/plugstack.conf" report --json 5
+is "report --json 5: an \"fs\" member per mount (fstype, mount, data, metadata by operation, p99 per class, NFS RPCs)" \
+	"$(printf '%s' "$out" | python3 -c '
+import json, sys
+for m in json.load(sys.stdin)["fs"]:
+    print(m["fstype"], m["mount"], m["network"], m["data"]["read"], m["data"]["write"], m["meta"]["create"],
+          m["meta"]["unlink"], m["latency"]["open"]["p99_seconds"], m["nfs_rpcs"])' 2>&1)" \
+	"nfs4 /home True {'ops': 10, 'bytes': 4100} {'ops': 2000, 'bytes': 8000000} 1500 500 0.00398 {'WRITE': 4000, 'GETATTR': 1000}
+tmpfs /tmp False {'ops': 0, 'bytes': 0} {'ops': 0, 'bytes': 0} 0 0 None {}"
 # The io unit became ready (systemd's ActiveEnterTimestampMonotonic, the
 # double's active-enter.d) 14 s after job 5 joined (its record's start,
 # boot-clock seconds: the monotonic clock's here, no suspend): observed
