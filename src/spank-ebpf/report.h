@@ -102,6 +102,7 @@ struct figures {
 	double oom_kills;
 	int fs_n;                                 /* fs_mount[0..fs_n-1] seen */
 	bool fs_other;                            /* fs_mount[FS_MOUNTS_MAX] holds some */
+	int fs_rows;                              /* a summary's fs=: the rows it says it has */
 	struct fs_mount fs_mount[FS_MOUNTS_MAX + 1];
 	/* Observed for part of the run: a set of the job began to observe
 	 * it late_s seconds after its start on a node (that set's exporter

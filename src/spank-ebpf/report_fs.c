@@ -381,7 +381,7 @@ static void report_fs_where(const struct figures *f, const struct fs_mount *m, c
 	char t[4 * FS_FSTYPE_MAX], p[4 * FS_MOUNT_MAX];
 
 	if (m == &f->fs_mount[FS_MOUNTS_MAX])
-		snprintf(buf, len, "other mounts (beyond the first %d seen, added up)", FS_MOUNTS_MAX);
+		snprintf(buf, len, "other mounts (more than a report keeps, added up)");
 	else
 		snprintf(buf, len, "%s %s", m->fstype[0] ? text_printable(m->fstype, t, sizeof(t)) : "(type unknown)",
 			 m->mount[0] ? text_printable(m->mount, p, sizeof(p)) : "(mount point unknown)");

@@ -17,7 +17,17 @@
  * reader adds the classes up as step functions. The whole job always
  * fits the bound; nodes follow in name order while they fit. Read back
  * strictly: the field is a site's too, and a token that does not read is
- * said, never half-used; whatever the writer writes, the reader reads. */
+ * said, never half-used; whatever the writer writes, the reader reads.
+ *
+ * spank-fs's figures (report_fs.c), on any "f" line: "fs=N", its N
+ * rows, then per row i "fmI=FSTYPE,MOUNT" ("fmI=*": the other mounts,
+ * last), "fdI=" reads, writes, bytes read, bytes written, "fxI=" the 14
+ * metadata counts, "flI.K=" class K's buckets (only those its p99 and
+ * count read), "frI=PROC:n/..." ("*:n" the rest). Bounded: the
+ * SUMMARY_FS_MOUNTS busiest mounts kept as they are (in their order), the
+ * rest added into the other mounts' row; fewer for the whole job's line
+ * when it would not leave room for nodes. A token without fs= (an older
+ * one) reads as before; an older reader leaves these keys alone. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -28,6 +38,11 @@
 
 #include "b32.h"
 #include "report.h"
+
+/* The mounts a line keeps as they are, and the room the whole job's fs
+ * figures may take (fewer mounts kept when they would take more). */
+#define SUMMARY_FS_MOUNTS 6
+#define SUMMARY_FS_WHOLE_MAX 4096
 
 /* The raw text's bound: what SUMMARY_TOKEN_MAX holds once encoded. */
 #define SUMMARY_RAW_MAX ((SUMMARY_TOKEN_MAX - (sizeof(SUMMARY_TAG) - 1)) * 5 / 8)
@@ -163,11 +178,134 @@ static void summary_put_hist(struct summary_buf *b, const char *key, const struc
 	}
 }
 
+/* Only the buckets class h's p99 and count read: the bucket its p99
+ * falls in, the one below it, the last (the count). */
+static void summary_put_fs_hist(struct summary_buf *b, const char *key, const struct fs_hist *h)
+{
+	double total = h->n ? h->cum[h->n - 1] : 0;
+	int i, at;
+	bool first = true;
+
+	if (total <= 0)
+		return;
+	for (at = 0; at < h->n && !(h->cum[at] >= 0.99 * total && h->cum[at] > 0); at++)
+		;
+	summary_put(b, " %s=", key);
+	for (i = 0; i < h->n; i++) {
+		if (i != at - 1 && i != at && i != h->n - 1)
+			continue;
+		if (isinf(h->le[i]))
+			summary_put(b, "%sinf", first ? "" : "/");
+		else
+			summary_put_number(b, first ? "" : "/", h->le[i]);
+		summary_put_number(b, ":", h->cum[i]);
+		first = false;
+	}
+}
+
+static double summary_fs_ops(const struct fs_mount *m)
+{
+	double n = m->data_ops[FS_READ] + m->data_ops[FS_WRITE];
+	int i;
+
+	for (i = 0; i < FS_METAS; i++)
+		n += m->meta[i];
+	return n;
+}
+
+/* One fs row, the i-th: other, the other mounts' row. */
+static void summary_put_fs_row(struct summary_buf *b, int i, const struct fs_mount *m, bool other,
+			       unsigned int bad)
+{
+	double d[4] = { m->data_ops[FS_READ], m->data_ops[FS_WRITE], m->data_bytes[FS_READ],
+			m->data_bytes[FS_WRITE] };
+	char key[16];
+	int k;
+
+	summary_put(b, " fm%d=", i);
+	if (other) {
+		summary_put(b, "*");
+	} else {
+		summary_put_name(b, m->fstype, false);
+		summary_put(b, ",");
+		summary_put_name(b, m->mount, false);
+	}
+	snprintf(key, sizeof(key), " fd%d=", i);
+	summary_put_numbers(b, key, d, 2, bad, SERIES_FS_DATA_OPS);
+	summary_put_numbers(b, ",", d + 2, 2, bad, SERIES_FS_DATA_BYTES);
+	snprintf(key, sizeof(key), " fx%d=", i);
+	for (k = 0; k < FS_METAS; k++)
+		summary_put_number(b, k ? "," : key, bad & SERIES_BIT(SERIES_FS_META_OPS) ? 0 : m->meta[k]);
+	for (k = 0; k < FS_CLASSES && !(bad & SERIES_BIT(SERIES_FS_META_LAT)); k++) {
+		snprintf(key, sizeof(key), "fl%d.%d", i, k);
+		summary_put_fs_hist(b, key, &m->lat[k]);
+	}
+	if ((m->nprocs || m->proc_other > 0) && !(bad & SERIES_BIT(SERIES_FS_RPCS))) {
+		summary_put(b, " fr%d=", i);
+		for (k = 0; k < m->nprocs; k++) {
+			summary_put(b, "%s%s", k ? "/" : "", m->proc[k].name);
+			summary_put_number(b, ":", m->proc[k].n);
+		}
+		if (m->proc_other > 0) {
+			summary_put(b, "%s*", m->nprocs ? "/" : "");
+			summary_put_number(b, ":", m->proc_other);
+		}
+	}
+}
+
+/* f's fs rows: the keep busiest as they are, in their order, the rest
+ * added into the other mounts' row. Returns bad with the series that
+ * adding made damaged (a sum too large: written 0, named in "bad="). */
+static unsigned int summary_put_fs(struct summary_buf *b, const struct figures *f, unsigned int bad, int keep)
+{
+	static struct figures kept;
+	bool in[FS_MOUNTS_MAX] = { false };
+	int i, k, rows = 0;
+
+	memset(&kept, 0, sizeof(kept));
+	for (k = 0; k < keep && k < f->fs_n; k++) {
+		int best = -1;
+
+		for (i = 0; i < f->fs_n; i++)
+			if (!in[i] && (best < 0 || summary_fs_ops(&f->fs_mount[i]) > summary_fs_ops(&f->fs_mount[best])))
+				best = i;
+		in[best] = true;
+	}
+	for (i = 0; i < f->fs_n; i++) {
+		if (in[i]) {
+			kept.fs_mount[kept.fs_n++] = f->fs_mount[i];
+		} else {
+			/* Added as a node's figures are: report_fs_add's rows. */
+			static struct figures one;
+
+			memset(&one, 0, sizeof(one));
+			one.fs_other = true;
+			one.fs_mount[FS_MOUNTS_MAX] = f->fs_mount[i];
+			report_fs_add(&kept, &one);
+		}
+	}
+	if (f->fs_other) {
+		static struct figures one;
+
+		memset(&one, 0, sizeof(one));
+		one.fs_other = true;
+		one.fs_mount[FS_MOUNTS_MAX] = f->fs_mount[FS_MOUNTS_MAX];
+		report_fs_add(&kept, &one);
+	}
+	bad |= report_fs_damaged(&kept);
+	summary_put(b, " fs=%d", kept.fs_n + (kept.fs_other ? 1 : 0));
+	for (i = 0; i < kept.fs_n; i++)
+		summary_put_fs_row(b, rows++, &kept.fs_mount[i], false, bad);
+	if (kept.fs_other)
+		summary_put_fs_row(b, rows, &kept.fs_mount[FS_MOUNTS_MAX], true, bad);
+	return bad;
+}
+
 /* One "f" line: f's figures, nothing for what it has not. name NULL:
  * the whole job's ("*"). Its damaged series are named in "bad=" (their
  * bits), their figures written 0 and their buckets left out. */
 static void summary_put_figures(struct summary_buf *b, const char *name, const char *sets,
-				const struct figures *f)
+				const struct figures *f, int fs_keep)
 {
 	unsigned int bad = report_damaged(f);
 	char key[4];
@@ -209,6 +347,8 @@ static void summary_put_figures(struct summary_buf *b, const char *name, const c
 	}
 	if (f->oom)
 		summary_put_numbers(b, " oom=", &f->oom_kills, 1, bad, SERIES_OOM);
+	if (f->fs)
+		bad = summary_put_fs(b, f, bad, fs_keep);
 	if (bad)
 		summary_put(b, " bad=%u", bad);
 	/* Observed for part of the run: from when, which set; on the whole
@@ -235,13 +375,25 @@ long summary_encode(const struct summary *h, const struct figures *all, const st
 
 	if (len < SUMMARY_TOKEN_MAX + 1)
 		return -1;
-	summary_put_figures(&body, NULL, "", all);
+	/* The whole job's line, with as many of its mounts as leave room. */
+	for (n = SUMMARY_FS_MOUNTS;; n--) {
+		struct summary_buf fs = { line, 0, sizeof(line), false };
+
+		body.len = 0;
+		body.full = false;
+		summary_put_figures(&body, NULL, "", all, n);
+		if (!all->fs || n == 0)
+			break;
+		summary_put_fs(&fs, all, report_damaged(all), n);
+		if (!fs.full && fs.len <= SUMMARY_FS_WHOLE_MAX)
+			break;
+	}
 	if (body.full)
 		return -1;
 	for (kept = 0; kept < c->n; kept++) {
 		struct summary_buf l = { line, 0, sizeof(line), false };
 
-		summary_put_figures(&l, c->node[kept].name, c->node[kept].sets, &c->node[kept].f);
+		summary_put_figures(&l, c->node[kept].name, c->node[kept].sets, &c->node[kept].f, SUMMARY_FS_MOUNTS);
 		if (l.full || body.len + l.len >= body.max)
 			break;
 		memcpy(body.p + body.len, line, l.len + 1);
@@ -444,13 +596,166 @@ static int summary_hist(const char *s, struct prom_hist *h)
 	return h->n ? 0 : -1;
 }
 
+/* Why the fs part of a line did not read, for the words. */
+static const char *summary_fs_why;
+
+/* -2 with why: the fs part of a line refused. */
+static int summary_fs_refuse(const char *why)
+{
+	summary_fs_why = why;
+	return -2;
+}
+
+/* Row i of the line's fs rows (fmI seen), or NULL. */
+static struct fs_mount *summary_fs_row(struct figures *f, long i)
+{
+	if (i >= 0 && i < f->fs_n)
+		return &f->fs_mount[i];
+	if (f->fs_other && i == f->fs_n)
+		return &f->fs_mount[FS_MOUNTS_MAX];
+	return NULL;
+}
+
+/* A row's index after a key's letters ("fd3", "fl3.2": 3, *rest ".2"):
+ * digits, at most two. -1 for none. */
+static long summary_fs_index(const char *key, size_t kl, size_t at, size_t *end)
+{
+	size_t e = at;
+
+	while (e < kl && e - at < 3 && key[e] >= '0' && key[e] <= '9')
+		e++;
+	if (e == at || e - at > 2 || (e - at > 1 && key[at] == '0'))
+		return -1;
+	*end = e;
+	return strtol(key + at, NULL, 10);
+}
+
+/* "PROC:n/PROC:n/ *:n" into m: names as mountstats writes them, each
+ * once, "*" (the rest) last. */
+static int summary_fs_procs(struct fs_mount *m, const char *val)
+{
+	char name[FS_PROC_MAX];
+	double n;
+
+	while (*val) {
+		size_t l = strcspn(val, ":"), k;
+
+		if (val[l] != ':' || l == 0 || l >= sizeof(name))
+			return -1;
+		memcpy(name, val, l);
+		name[l] = '\0';
+		val += l + 1;
+		k = strcspn(val, "/");
+		if (summary_number(val, k, &n) < 0)
+			return -1;
+		val += k;
+		if (*val == '/' && !*++val)
+			return -1;
+		if (!strcmp(name, "*")) {
+			if (*val || m->proc_other > 0)
+				return -1;
+			m->proc_other = n;
+			continue;
+		}
+		if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != l || m->nprocs == FS_PROCS_MAX)
+			return -1;
+		for (k = 0; k < (size_t)m->nprocs; k++)
+			if (!strcmp(m->proc[k].name, name))
+				return -1;
+		snprintf(m->proc[m->nprocs].name, sizeof(m->proc[0].name), "%s", name);
+		m->proc[m->nprocs++].n = n;
+	}
+	return 0;
+}
+
+/* One fs key of an "f" line (fs=, fmI, fdI, fxI, flI.K, frI) into f:
+ * 0, -2 with summary_fs_why, or 1 for a key that is none of them. */
+static int summary_fs_take(struct figures *f, const char *key, size_t kl, const char *val)
+{
+	double v[FS_METAS];
+	struct fs_mount *m;
+	size_t end;
+	long i;
+
+	if (kl == 2 && !strncmp(key, "fs", 2)) {
+		if (f->fs || summary_numbers(val, v, 1) < 0 || v[0] != floor(v[0]) || v[0] > FS_MOUNTS_MAX + 1)
+			return summary_fs_refuse("fs= is not a count of rows, or is there twice");
+		f->fs = true;
+		f->fs_rows = (int)v[0];
+		return 0;
+	}
+	if (kl < 3 || key[0] != 'f' || !strchr("mdxlr", key[1]))
+		return 1;
+	i = summary_fs_index(key, kl, 2, &end);
+	if (i < 0 || (key[1] != 'l' && end != kl))
+		return 1;
+	if (!f->fs)
+		return summary_fs_refuse("a row before fs=");
+	if (key[1] == 'm') {
+		char fstype[FS_FSTYPE_MAX], mount[FS_MOUNT_MAX];
+		const char *comma = strchr(val, ',');
+		int k;
+
+		if (i != f->fs_n + (f->fs_other ? 1 : 0) || f->fs_other || i >= f->fs_rows)
+			return summary_fs_refuse("a row out of its order, after the other mounts', or beyond fs=");
+		if (!strcmp(val, "*")) {
+			f->fs_other = true;
+			return 0;
+		}
+		if (!comma || f->fs_n == FS_MOUNTS_MAX || (size_t)(comma - val) >= sizeof(fstype))
+			return summary_fs_refuse("a row's fstype and mount do not read");
+		memcpy(fstype, val, (size_t)(comma - val));
+		fstype[comma - val] = '\0';
+		if (summary_get_name(fstype, false, fstype, sizeof(fstype)) < 0 ||
+		    summary_get_name(comma + 1, false, mount, sizeof(mount)) < 0)
+			return summary_fs_refuse("a row's fstype and mount do not read");
+		for (k = 0; k < f->fs_n; k++)
+			if (!strcmp(f->fs_mount[k].fstype, fstype) && !strcmp(f->fs_mount[k].mount, mount))
+				return summary_fs_refuse("a mount's row twice");
+		m = &f->fs_mount[f->fs_n++];
+		snprintf(m->fstype, sizeof(m->fstype), "%s", fstype);
+		snprintf(m->mount, sizeof(m->mount), "%s", mount);
+		return 0;
+	}
+	m = summary_fs_row(f, i);
+	if (!m)
+		return summary_fs_refuse("figures of a row not named before them");
+	if (key[1] == 'd') {
+		if (summary_numbers(val, v, 4) < 0)
+			return summary_fs_refuse("a row's data figures are not 4 counts");
+		m->data_ops[FS_READ] = v[0];
+		m->data_ops[FS_WRITE] = v[1];
+		m->data_bytes[FS_READ] = v[2];
+		m->data_bytes[FS_WRITE] = v[3];
+	} else if (key[1] == 'x') {
+		if (summary_numbers(val, m->meta, FS_METAS) < 0)
+			return summary_fs_refuse("a row's metadata figures are not 14 counts");
+	} else if (key[1] == 'r') {
+		if (m->nprocs || m->proc_other > 0 || summary_fs_procs(m, val) < 0)
+			return summary_fs_refuse("a row's NFS RPCs do not read (PROCEDURE:count, each once)");
+	} else {
+		struct prom_hist h;
+		long k;
+		size_t e2;
+
+		if (end >= kl || key[end] != '.' || (k = summary_fs_index(key, kl, end + 1, &e2)) < 0 || e2 != kl ||
+		    k >= FS_CLASSES || m->lat[k].n || summary_hist(val, &h) < 0 || h.n > FS_HIST_MAX)
+			return summary_fs_refuse("a row's latency buckets do not read (bounds rising, counts not falling)");
+		report_fs_hist_put(&m->lat[k], &h);
+	}
+	return 0;
+}
+
 /* One key=value of an "f" line into f. Unknown keys: a newer release's,
  * left alone. */
 static int summary_take(struct figures *f, char *sets, size_t setslen, const char *key, size_t kl,
 			const char *val)
 {
 	double v[4];
+	int fs = summary_fs_take(f, key, kl, val);
 
+	if (fs <= 0)
+		return fs;
 	if (kl == 4 && !strncmp(key, "sets", 4)) {
 		if (summary_get_name(val, true, sets, setslen) < 0)
 			return -1;
@@ -535,9 +840,16 @@ static int summary_figures_line(char *line, bool *whole, char *name, size_t name
 	while ((w = strtok_r(NULL, " ", &save))) {
 		char *eq = strchr(w, '=');
 
-		if (!eq || eq == w || summary_take(f, sets, setslen, w, (size_t)(eq - w), eq + 1) < 0)
+		int rc;
+
+		if (!eq || eq == w)
 			return -1;
+		rc = summary_take(f, sets, setslen, w, (size_t)(eq - w), eq + 1);
+		if (rc < 0)
+			return rc;
 	}
+	if (f->fs && f->fs_n + (f->fs_other ? 1 : 0) != f->fs_rows)
+		return summary_fs_refuse("fewer rows than fs= says");
 	report_runq_total(f);
 	return 0;
 }
@@ -596,8 +908,17 @@ int summary_decode(const char *field, unsigned long job, struct summary *h, stru
 		struct figures f;
 		bool is_job;
 
-		if (strncmp(line, "f ", 2) || summary_figures_line(line + 2, &is_job, name, sizeof(name), sets,
-								       sizeof(sets), &f) < 0)
+		int rc = strncmp(line, "f ", 2) ? -1 :
+			 summary_figures_line(line + 2, &is_job, name, sizeof(name), sets, sizeof(sets), &f);
+
+		if (rc == -2) {
+			snprintf(why, whylen, "its summary is damaged: its file system figures do not read: %s",
+				 summary_fs_why);
+			free(c->node);
+			memset(c, 0, sizeof(*c));
+			return -1;
+		}
+		if (rc < 0)
 			goto damaged;
 		f.elapsed = h->elapsed;
 		if (is_job && !whole) {

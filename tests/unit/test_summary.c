@@ -268,6 +268,142 @@ static void test_round_trip_damaged(void)
 		free(got.node);
 }
 
+/* A node's fs series: nfs4 /home and xfs /scratch, buckets, RPCs. */
+static void fs_node(struct figures *f, double scale)
+{
+	static const char *const bounds[] = { "0.000256", "0.000512", "0.001", "0.002", "+Inf" };
+	static const double stat[] = { 0, 900, 980, 1000, 1000 };
+	char labels[160];
+	size_t i;
+
+	take(f, "fs_data_ops_total", "fstype=\"nfs4\",mount=\"/home\",op=\"write\"", 2000 * scale);
+	take(f, "fs_data_bytes_total", "fstype=\"nfs4\",mount=\"/home\",op=\"write\"", 8e6 * scale);
+	take(f, "fs_data_ops_total", "fstype=\"nfs4\",mount=\"/home\",op=\"read\"", 10 * scale);
+	take(f, "fs_meta_ops_total", "fstype=\"nfs4\",mount=\"/home\",op=\"create\"", 1500 * scale);
+	take(f, "fs_meta_ops_total", "fstype=\"nfs4\",mount=\"/home\",op=\"stat\"", 1000 * scale);
+	take(f, "fs_meta_ops_total", "fstype=\"nfs4\",mount=\"/home\",op=\"unlink\"", 500 * scale);
+	for (i = 0; i < 5; i++) {
+		snprintf(labels, sizeof(labels), "fstype=\"nfs4\",mount=\"/home\",class=\"stat\",le=\"%s\"", bounds[i]);
+		take(f, "fs_meta_latency_seconds_bucket", labels, stat[i] * scale);
+	}
+	take(f, "fs_nfs_rpcs_total", "mount=\"/home\",procedure=\"WRITE\"", 4000 * scale);
+	take(f, "fs_nfs_rpcs_total", "mount=\"/home\",procedure=\"GETATTR\"", 1000 * scale);
+	take(f, "fs_meta_ops_total", "fstype=\"xfs\",mount=\"/scr atch=%\",op=\"mkdir\"", 3 * scale);
+}
+
+/* A job's fs figures through its summary: the same words, whole job and
+ * each node; a job of more mounts than a summary keeps: the busiest as
+ * they are, the rest in the other mounts' row, all counted. */
+static void test_round_trip_fs(void)
+{
+	static struct figures all, back;
+	struct cluster c = { 0 }, got;
+	struct summary h = { .job = JOB, .at = 1764000000, .elapsed = 300, .nodes = 2 }, h2;
+	char why[200] = "", labels[128], *a, *b;
+	size_t i;
+	int rc;
+
+	c.node = calloc(2, sizeof(*c.node));
+	c.n = 2;
+	snprintf(c.node[0].name, sizeof(c.node[0].name), "n1");
+	snprintf(c.node[1].name, sizeof(c.node[1].name), "n2");
+	fs_node(&c.node[0].f, 1);
+	fs_node(&c.node[1].f, 2);
+	memset(&all, 0, sizeof(all));
+	for (i = 0; i < 2; i++)
+		report_figures_add(&all, &c.node[i].f);
+	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 2, "a job with fs figures on 2 nodes: written");
+	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
+	ok(rc == 1 && got.n == 2, "... read back (rc %d%s%s)", rc, rc < 0 ? ": " : "", rc < 0 ? why : "");
+	a = summary_words(&all);
+	b = summary_words(&back);
+	ok(!strcmp(a, b) && strstr(b, "  file systems: nfs4 /home: 30 reads, 0 bytes, 6000 writes, 24.0 MB; 9000 metadata operations (4500 create, 3000 stat, 1500 unlink); p99 stat 1.5 ms\n") &&
+		   strstr(b, "  NFS RPCs on nfs4 /home: 12000 WRITE, 3000 GETATTR\n") &&
+		   strstr(b, "  file systems: xfs /scr atch=%: 9 metadata operations (9 mkdir)\n"),
+	   "... the whole job's words the same: file systems, NFS RPCs");
+	diag_lines("from the figures:", a);
+	diag_lines("from the summary:", b);
+	free(a);
+	free(b);
+	for (i = 0; rc == 1 && i < 2; i++) {
+		a = summary_words(&c.node[i].f);
+		b = summary_words(&got.node[i].f);
+		ok(!strcmp(a, b), "... node %s's the same", c.node[i].name);
+		free(a);
+		free(b);
+	}
+	if (rc == 1)
+		free(got.node);
+
+	/* Ten mounts: the six busiest kept, four added up. */
+	memset(&all, 0, sizeof(all));
+	for (i = 0; i < 10; i++) {
+		snprintf(labels, sizeof(labels), "fstype=\"tmpfs\",mount=\"/m%zu\",op=\"stat\"", i);
+		take(&all, "fs_meta_ops_total", labels, (double)(i + 1));
+	}
+	c.n = 0;
+	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 0, "10 mounts: written");
+	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
+	b = rc == 1 ? summary_words(&back) : strdup("");
+	ok(rc == 1 && back.fs_n == 6 && back.fs_other && strstr(b, "  file systems: tmpfs /m4: 5 metadata operations") &&
+		   !strstr(b, "/m3:") &&
+		   strstr(b, "  file systems: other mounts (more than a report keeps, added up): 10 metadata operations (10 stat)\n"),
+	   "... read back: /m4 to /m9 as they are, /m0 to /m3 (1+2+3+4 stat) as other mounts");
+	diag_lines("from the summary:", b);
+	free(b);
+	if (rc == 1)
+		free(got.node);
+	free(c.node);
+}
+
+/* A token whose fs part is damaged or forged: refused as a whole, the
+ * reason in words. */
+static void test_fs_forged(void)
+{
+	static const char *const forged[][2] = {
+		{ "fs=1 fm0=nfs4,%2fhome fd0=1,2,3", "not 4 counts" },
+		{ "fs=1 fd0=1,2,3,4", "not named before them" },
+		{ "fs=2 fm0=nfs4,%2fhome", "fewer rows than fs= says" },
+		{ "fs=1 fm1=nfs4,%2fhome", "out of its order" },
+		{ "fs=1 fm0=nfs4,%2fhome fl0.2=0.001:5/0.0005:6", "latency buckets" },
+		{ "fs=1 fm0=nfs4,%2fhome fl0.7=0.001:5", "latency buckets" },
+		{ "fs=1 fm0=nfs4,%2fhome fr0=WRITE:1/WRITE:2", "NFS RPCs" },
+		{ "fs=1 fm0=nfs4,%2fhome fr0=write:1", "NFS RPCs" },
+		{ "fs=1 fm0=nfs4,%2fhome fx0=1,2,3", "not 14 counts" },
+		{ "fs=1 fm0=nfs4,%2fhome fd0=1,2,3,-4", "not 4 counts" },
+		{ "fm0=nfs4,%2fhome", "before fs=" },
+		{ "fs=2 fm0=* fm1=nfs4,%2fhome", "after the other mounts'" },
+	};
+	static struct figures all;
+	char raw[512], field[1200], why[300];
+	struct summary h;
+	struct cluster c;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+		snprintf(raw, sizeof(raw), "v1 job=5 at=1 elapsed=300 nodes=0 kept=0\nf * sets=fs %s\n", forged[i][0]);
+		token_of(raw, strlen(raw), field, sizeof(field));
+		why[0] = '\0';
+		rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
+		ok(rc == -1 && strstr(why, "its summary is damaged: its file system figures do not read: ") &&
+			   strstr(why, forged[i][1]),
+		   "\"%s\": refused, %s", forged[i][0], why);
+	}
+	/* The same, well formed, reads: the checks above refuse only the flaw. */
+	snprintf(raw, sizeof(raw), "v1 job=5 at=1 elapsed=300 nodes=0 kept=0\nf * sets=fs fs=2 fm0=nfs4,%%2fhome fd0=1,2,3,4 fx0=0,0,7,0,0,0,0,0,0,0,0,0,0,0 fl0.1=0.001:5/inf:6 fr0=WRITE:1/*:2 fm1=* fd1=0,0,0,0\n");
+	token_of(raw, strlen(raw), field, sizeof(field));
+	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
+	ok(rc == 1 && all.fs_n == 1 && all.fs_other && all.fs_mount[0].meta[FS_STAT] == 7 &&
+		   !strcmp(all.fs_mount[0].mount, "/home") && all.fs_mount[0].proc_other == 2,
+	   "... the well-formed one reads (rc %d)", rc);
+	/* An older token, without fs=: reads, no fs figures. */
+	snprintf(raw, sizeof(raw), "v1 job=5 at=1 elapsed=300 nodes=0 kept=0\nf * sets=io io=0,5,0\n");
+	token_of(raw, strlen(raw), field, sizeof(field));
+	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
+	ok(rc == 1 && !all.fs && all.io_bytes[OP_WRITE] == 5, "an older token without fs figures reads as before");
+}
+
 int main(void)
 {
 	test_nul_refused();
@@ -275,5 +411,7 @@ int main(void)
 	test_round_trip_values();
 	test_same_words();
 	test_round_trip_damaged();
+	test_round_trip_fs();
+	test_fs_forged();
 	return tap_done();
 }
