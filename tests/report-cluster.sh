@@ -57,6 +57,7 @@ case " \$* " in
 *" --jobs=42 "*) echo "42|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=43 "*) echo "43|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=44 "*) echo "44|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
+*" --jobs=45 "*) echo "45|4001|alice|1000|1300|COMPLETED|n[1-2]" ;;
 *" --jobs=8 "*) printf '8|4001|alice|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 *" --jobs=13 "*) printf '13|4001|al\\377i\\001c\\303\\251|1000|1300|COMP\\033]0;PWNED\\007LETED|n1\\n' ;;
 esac
@@ -139,6 +140,36 @@ S44 = {k: list(v) for k, v in S.items()}
 S44["spank_ebpf_job_start_time_seconds"] = [({"instance": "n1:9100"}, 1000), ({"instance": "n2:9100"}, 1000)]
 READY = {"44": [({"instance": "n1:9100", "set": "io"}, 1014), ({"instance": "n2:9100", "set": "io"}, 990),
                 ({"instance": "n2:9100", "set": "oom"}, 1100)]}
+# Job 45: spank-fs's series (FS-CONTRACT). n1 writes to nfs4 /home and
+# creates files there; n2 stats them, its stat buckets with other bounds
+# than n1's; both cause NFS RPCs. Another cluster's job 45 writes 5e9
+# bytes to /home from otherclusternode7: left out.
+def fs45(inst, fstype, mount, **kv):
+    return dict(instance=inst, fstype=fstype, mount=mount, **kv)
+S45 = {
+    "ebpf_exporter_spank_fs_data_ops_total": [
+        (fs45("n1:945", "nfs4", "/home", op="write"), 2000), (fs45("n1:945", "nfs4", "/home", op="read"), 10),
+        (fs45("n2:945", "xfs", "/scratch", op="read"), 300),
+        (fs45("otherclusternode7:945", "nfs4", "/home", op="write"), 5e9)],
+    "ebpf_exporter_spank_fs_data_bytes_total": [
+        (fs45("n1:945", "nfs4", "/home", op="write"), 8e6), (fs45("n1:945", "nfs4", "/home", op="read"), 4100),
+        (fs45("n2:945", "xfs", "/scratch", op="read"), 3e9)],
+    "ebpf_exporter_spank_fs_meta_ops_total": [
+        (fs45("n1:945", "nfs4", "/home", op="create"), 1500), (fs45("n1:945", "nfs4", "/home", op="stat"), 100),
+        (fs45("n1:945", "nfs4", "/home", op="unlink"), 500), (fs45("n2:945", "nfs4", "/home", op="stat"), 900)],
+    "ebpf_exporter_spank_fs_meta_latency_seconds_bucket": [
+        (fs45("n1:945", "nfs4", "/home", **{"class": "stat", "le": le}), v)
+        for le, v in (("0.001", 100), ("+Inf", 100))] + [
+        (fs45("n2:945", "nfs4", "/home", **{"class": "stat", "le": le}), v)
+        for le, v in (("0.002", 0), ("0.004", 900), ("+Inf", 900))] + [
+        (fs45("n1:945", "nfs4", "/home", **{"class": "open", "le": le}), v)
+        for le, v in (("0.002", 0), ("0.004", 1500), ("+Inf", 1500))],
+    "ebpf_exporter_spank_fs_nfs_rpcs_total": [
+        ({"instance": "n1:945", "mount": "/home", "procedure": "WRITE"}, 4000),
+        ({"instance": "n1:945", "mount": "/home", "procedure": "CREATE"}, 1500),
+        ({"instance": "n2:945", "mount": "/home", "procedure": "GETATTR"}, 900)],
+    "spank_ebpf_job_info": [({"instance": "n1:9100", "sets": "fs"}, 1), ({"instance": "n2:9100", "sets": "fs"}, 1)],
+}
 S41 = {
     "ebpf_exporter_spank_sched_runq_latency_seconds_bucket": [
         ({"instance": "n1:942", "behind": "other_jobs", "le": le}, v)
@@ -270,10 +301,10 @@ class H(http.server.BaseHTTPRequestHandler):
         else:
             m = re.search(r'\(([a-z_]+)\{jobid="(\d+)"\}\[\d+s\]\)', q.get("query", [""])[0])
             res = []
-            if m and m.group(2) in ("5", "6", "7", "10", "14", "16", "19", "41", "42", "43", "44") and mode != "gone":
+            if m and m.group(2) in ("5", "6", "7", "10", "14", "16", "19", "41", "42", "43", "44", "45") and mode != "gone":
                 res = [{"metric": l, "value": [1300.0, str(v)]}
                        for l, v in {"5": S, "6": S6, "7": S7, "10": S10, "14": S14, "16": S16, "19": S19,
-                                    "41": S41, "42": S42, "43": S43, "44": S44}[m.group(2)].get(m.group(1), [])]
+                                    "41": S41, "42": S42, "43": S43, "44": S44, "45": S45}[m.group(2)].get(m.group(1), [])]
             body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": res}}).encode()
             if m and m.group(2) in ("17", "18") and m.group(1) in ("ebpf_exporter_spank_net_tcp_retransmits_total", "spank_ebpf_job_info"):
                 body = big(50000 if m.group(2) == "17" else 175727)
@@ -332,8 +363,8 @@ is "... the job from sacct, its two nodes, the whole job's figures first (bucket
 like "... sacct asked for the job's allocation line, as the caller" "$(cat "$d/slurm.log")" \
 	"^sacct --noheader --parsable2 --allocations --jobs=5 --format=JobIDRaw,UID,User,Start,End,State,NodeList$"
 like "... Prometheus asked at the job's end + 120 s, over its run + 240 s, by instance" "$(head -n 1 "$d/prom.log")" \
-	'^/api/v1/query time=1420.000 query=sum by \(instance, operation, le, behind, direction\) \(max_over_time\(ebpf_exporter_spank_io_latency_seconds_bucket\{jobid="5"\}\[540s\]\)\)$'
-is "... one query per metric report reads, one for the nodes' sets, two for when the job joined them and they became ready" "$(queries)" 13
+	'^/api/v1/query time=1420.000 query=sum by \(instance, operation, le, behind, direction, fstype, mount, op, class, procedure\) \(max_over_time\(ebpf_exporter_spank_io_latency_seconds_bucket\{jobid="5"\}\[540s\]\)\)$'
+is "... one query per metric report reads, one for the nodes' sets, two for when the job joined them and they became ready" "$(queries)" 18
 
 run report --cluster --json --squeue "$d/slurm/squeue" 5
 is "report --cluster --json 5: the total, each node, no errors" \
@@ -500,6 +531,48 @@ run report --summary --squeue "$d/slurm/squeue" 44
 is "... from its summary: the same words" "$rc $(printf '%s\n' "$out" | sed 1d)" \
 	"0 $(printf '%s\n' "$from_prom" | sed 1d)"
 run report --summary --json --squeue "$d/slurm/squeue" 44
+is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom_json" | sed 's/^prometheus /summary /')"
+
+# Job 45: the fs set's figures, per mount, summed over nodes (buckets of
+# other bounds added as step functions before the p99: stat {0.001: 100,
+# +Inf: 100} + {0.002: 0, 0.004: 900, +Inf: 900} is 100, 100, 1000, 1000
+# at 0.001, 0.002, 0.004, +Inf, p99 0.002 + 0.002 * 890 / 900), another
+# cluster's node left out;
+# the same words and JSON from its summary.
+run report --cluster --squeue "$d/slurm/squeue" 45
+from_prom=$out
+is "job 45, file systems: exit 0, another cluster's node left out, said" "$rc $err" \
+	"0 spank-ebpf: report: series of 1 node outside job 45's nodes left out: otherclusternode7"
+is "... the whole job per mount, then each node: data, metadata by operation, p99 per class, NFS RPCs in words" \
+	"$(printf '%s\n' "$out" | sed 1d)" " whole job (2 nodes with series):
+  file systems: nfs4 /home: 10 reads, 4.1 kB, 2000 writes, 8.0 MB; 3000 metadata operations (1500 create, 1000 stat, 500 unlink); p99 open 4.0 ms, stat 4.0 ms
+  NFS RPCs on nfs4 /home: 4000 WRITE, 1500 CREATE, 900 GETATTR
+  file systems: xfs /scratch: 300 reads, 3.0 GB
+ node n1, sets fs:
+  file systems: nfs4 /home: 10 reads, 4.1 kB, 2000 writes, 8.0 MB; 2100 metadata operations (1500 create, 500 unlink, 100 stat); p99 open 4.0 ms, stat 990 us
+  NFS RPCs on nfs4 /home: 4000 WRITE, 1500 CREATE
+ node n2, sets fs:
+  file systems: xfs /scratch: 300 reads, 3.0 GB
+  file systems: nfs4 /home: 900 metadata operations (900 stat); p99 stat 4.0 ms
+  NFS RPCs on nfs4 /home: 900 GETATTR"
+run report --cluster --json --squeue "$d/slurm/squeue" 45
+is "... --json: the total's fs member per mount, the node left out in errors" \
+	"$(printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for m in d["total"]["fs"]:
+    print(m["fstype"], m["mount"], m["network"], m["data"]["write"], m["meta"]["stat"], m["latency"]["stat"], m["nfs_rpcs"])
+print(d["errors"])' 2>&1)" \
+	"nfs4 /home True {'ops': 2000, 'bytes': 8000000} 1000 {'count': 1000, 'p99_seconds': 0.00397777778} {'WRITE': 4000, 'CREATE': 1500, 'GETATTR': 900}
+xfs /scratch False {'ops': 0, 'bytes': 0} 0 {'count': 0, 'p99_seconds': None} {}
+[\"series of 1 node outside job 45's nodes left out: otherclusternode7\"]"
+from_prom_json=$(printf '%s' "$out" | json_figures)
+run summary --squeue "$d/slurm/squeue" 45
+like "... its summary stored" "$rc $(printf '%s\n' "$err" | tail -n 1)" "^0 info: spank_ebpf: summary job 45: stored in its AdminComment: 2 of 2 nodes, "
+run report --summary --squeue "$d/slurm/squeue" 45
+is "... from its summary: the same words, \"file systems:\" and all" "$rc $(printf '%s\n' "$out" | sed 1d)" \
+	"0 $(printf '%s\n' "$from_prom" | sed 1d)"
+run report --summary --json --squeue "$d/slurm/squeue" 45
 is "... and the same JSON" "$(printf '%s' "$out" | json_figures)" "$(echo "$from_prom_json" | sed 's/^prometheus /summary /')"
 
 # Such names are no node of the job (n[1-2]): left out, named, before
@@ -725,13 +798,13 @@ like "an answer of 175,727 samples in 8 MiB: refused, said, exit 2 (no summary e
 	"^2 spank-ebpf: report: Prometheus cannot be read: JSON: more than [0-9]+ values, [0-9]+ objects or [0-9]+ arrays"
 ok_if "... under timeout=10 ($ms ms)" test "$ms" -lt 10000
 
-# A Prometheus answering each query in 1.5 s: 13 queries would take 19.5
+# A Prometheus answering each query in 1.5 s: 18 queries would take 27
 # s, each within timeout=4. The report's whole time is timeout=.
 echo "ok slow" >"$d/mode"
 run_timed "$d/t4.conf" report --cluster --squeue "$d/slurm/squeue" 14
 echo ok >"$d/mode"
 like "Prometheus slow, timeout=4: the report stops, exit 2, says why (job 14 has no summary)" "$rc $err" \
-	"^2 spank-ebpf: report: Prometheus cannot be read: the report's time ran out \\(timeout=4 s on the plugin's line\\) after [0-9]+ of 13 queries"
+	"^2 spank-ebpf: report: Prometheus cannot be read: the report's time ran out \\(timeout=4 s on the plugin's line\\) after [0-9]+ of 18 queries"
 ok_if "... within timeout + 2 s ($ms ms)" test "$ms" -lt 6000
 
 # --- what it refuses to tell -------------------------------------------------

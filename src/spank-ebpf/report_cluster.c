@@ -31,12 +31,17 @@
 #define CLUSTER_NODES_MAX 4096
 
 /* The metrics report_take() reads, each asked by itself: a range
- * function drops the metric name, and the labels kept are those it reads. */
+ * function drops the metric name, and the labels kept are those it reads.
+ * 15 metrics, then 3 queries (job_info, start, ready): 18 in all. The fs
+ * set's are per node and mount (fstype, mount; each node's mounts
+ * bounded in report_fs.c), the RPCs, which carry no fstype, last. */
 static const char *const cluster_metrics[] = {
 	"io_latency_seconds_bucket", "io_bytes_total",
 	"sched_runq_latency_seconds_bucket", "sched_runq_latency_seconds_sum",
 	"sched_wait_microseconds_total", "sched_waits_total", "sched_pressure_microseconds_total",
 	"net_tcp_retransmits_total", "net_tcp_connections_total", "oom_kills_total",
+	"fs_data_ops_total", "fs_data_bytes_total", "fs_meta_ops_total", "fs_meta_latency_seconds_bucket",
+	"fs_nfs_rpcs_total",
 };
 
 /* What a report's reading keeps beside the figures: the job's nodes
@@ -300,7 +305,7 @@ static int cluster_read(struct cluster *c, struct cluster_read *r, struct promap
 	for (m = 0; m < sizeof(cluster_metrics) / sizeof(cluster_metrics[0]); m++) {
 		snprintf(name, sizeof(name), REPORT_METRIC_PREFIX "%s", cluster_metrics[m]);
 		snprintf(q, sizeof(q),
-			 "sum by (instance, operation, le, behind, direction) (max_over_time(%s{jobid=\"%lu\"}[%llds]))",
+			 "sum by (instance, operation, le, behind, direction, fstype, mount, op, class, procedure) (max_over_time(%s{jobid=\"%lu\"}[%llds]))",
 			 name, r->job, range);
 		if (cluster_query(c, r, p, q, at, &v) < 0)
 			return -1;
