@@ -23,10 +23,21 @@ out=$(cd "$(dirname "$rtest")" && promtool test rules "$(basename "$rtest")" 2>&
 tap_point "promtool test rules" $? || show "$out"
 
 # The names that exist, from the code that reads or writes them.
-probes=$(sed -n 's/.*P "\([a-z_]*\)".*/ebpf_exporter_spank_\1/p' "$top/src/spank-ebpf/report_figures.c" | grep -v '_$' | sort -u)
+probes=$({ sed -n 's/.*P "\([a-z_]*\)".*/ebpf_exporter_spank_\1/p' "$top/src/spank-ebpf/report_figures.c"
+	grep -o 'strcmp(name, "fs_[a-z_]*")' "$top/src/spank-ebpf/report_fs.c" | sed 's/.*"\(fs_[a-z_]*\)".*/ebpf_exporter_spank_\1/'; } |
+	grep -v '_$' | sort -u)
 info=$(grep -o 'spank_ebpf_job_info' "$top/src/common/jobinfo.c" | sort -u)
 node=$(grep -o '"spank_ebpf_[a-z_]*\( \|"\|{\)' "$top/src/spank-ebpf/cmd_metrics.c" | tr -d '"{ ' | sort -u)
 ok_if "the probes' names, from report_figures.c" test "$(printf '%s\n' "$probes" | wc -l)" -ge 6
+ok_if "the fs set's names, from report_fs.c" test "$(printf '%s\n' "$probes" | grep -c '_fs_')" -eq 5
+# The network file systems' types: the command's one list
+# (report_fs_network), the rules' and the dashboard's regex alike.
+net=$(sed -n '/^bool report_fs_network/,/^}/p' "$top/src/spank-ebpf/report_fs.c" | sed -n 's/.*net\[\] = { \(.*\) };/\1/p' | tr -d '" ' | tr ',' '|')
+ok_if "the network fstypes, from report_fs.c" test -n "$net"
+for f in "$rules" "$dash"; do
+	got=$(grep -o 'fstype=~\\*"[^"\\]*' "$f" | sed 's/.*"//' | sort -u)
+	is "$(basename "$f"): its network fstypes are the command's" "$got" "$net|fuse[.].+"
+done
 ok_if "spank_ebpf_job_info, from jobinfo.c" test "$info" = spank_ebpf_job_info
 ok_if "spank-ebpf metrics' families, from cmd_metrics.c" test "$(printf '%s\n' "$node" | grep -c .)" -ge 3
 printf '%s\n' $probes $info >"$tmp/dash-names"
@@ -96,10 +107,18 @@ print("jobid variable:", "ok" if j and j.get("type") == "query" and q and "spank
       and q.startswith("label_values(") and q.rstrip().endswith("jobid)") else "bad %r" % (q,))
 for p in d["panels"]:
     exprs = [t.get("expr", "") for t in p.get("targets", [])]
+    # An operators' panel over every job says so in its title, and
+    # bounds what it shows (topk); every other panel is the job's.
+    if p.get("title", "").startswith("Cluster (operators): "):
+        good = exprs and all(e.startswith("topk(") and "$jobid" not in e for e in exprs)
+        print("panel %s: every job, bounded by topk: %s" % (p.get("title"), "ok" if good else "bad"))
+        continue
     good = exprs and all('jobid="$jobid"' in e for e in exprs)
     print("panel %s filters on $jobid: %s" % (p.get("title"), "ok" if good else "bad"))
 titles = " | ".join(p.get("title", "") for p in d["panels"])
-for want in ("I/O latency p50", "I/O latency p99", "I/O bytes", "Run-queue latency p99", "Waiting for a CPU"):
+for want in ("I/O latency p50", "I/O latency p99", "I/O bytes", "Run-queue latency p99", "Waiting for a CPU",
+             "File system bytes per second", "File system metadata operations per second",
+             "Cluster (operators): top jobs by metadata operations on network file systems"):
     print("panel %s: %s" % (want, "ok" if want in titles else "bad (have: %s)" % titles))
 PY
 )
