@@ -188,6 +188,8 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, long long u
 	int rc, nerr = 0;
 	const char *c;
 
+	/* A report service may answer more than once: the last one's rows. */
+	report_figures_free(&f);
 	memset(&f, 0, sizeof(f));
 	if (load_config(cmd) < 0)
 		return EXIT_UNSURE;
@@ -265,5 +267,6 @@ static int report_job(struct cmd *cmd, unsigned long job, bool json, long long u
 		report_text(j, &f, nerr);
 	}
 	jobinfo_free(&l);
+	report_figures_free(&f);
 	return nerr ? EXIT_ANOMALY : EXIT_OK;
 }

@@ -137,7 +137,8 @@ static long summary_make(struct cmd *cmd, unsigned long job, int wait_s, char *t
 	h->nodes = c.n;
 	*figures = report_figures_any(&all);
 	kept = summary_encode(h, &all, &c, tok, len);
-	free(c.node);
+	report_cluster_free(&c);
+	report_figures_free(&all);
 	if (kept < 0)
 		log_msg(LOG_ERROR, "no summary: even the whole job's figures exceed %d bytes", SUMMARY_TOKEN_MAX);
 	return kept;

@@ -103,7 +103,10 @@ struct figures {
 	int fs_n;                                 /* fs_mount[0..fs_n-1] seen */
 	bool fs_other;                            /* fs_mount[FS_MOUNTS_MAX] holds some */
 	int fs_rows;                              /* a summary's fs=: the rows it says it has */
-	struct fs_mount fs_mount[FS_MOUNTS_MAX + 1];
+	/* FS_MOUNTS_MAX + 1 rows, allocated with the first (most nodes'
+	 * figures have none: a job's cluster report holds one figures per
+	 * node); report_figures_free frees them. */
+	struct fs_mount *fs_mount;
 	/* Observed for part of the run: a set of the job began to observe
 	 * it late_s seconds after its start on a node (that set's exporter
 	 * became ready then: a start that outlived timeout=, a restart
@@ -120,6 +123,12 @@ struct figures {
 /* The job observed by set from late_s seconds after its start (on
  * node, NULL: this node): kept when it is the latest. */
 void report_note_late(struct figures *f, long long late_s, const char *set, const char *node);
+
+struct cluster;
+/* f's allocations (its fs rows), f left without them; c's nodes' and
+ * c->node. */
+void report_figures_free(struct figures *f);
+void report_cluster_free(struct cluster *c);
 
 /* One sample (a series of the project's sets) into f. */
 void report_take(struct figures *f, const struct prom_sample *s);
@@ -149,6 +158,11 @@ struct report_hint;
  * damaged fs series (SERIES_BIT); its lines and its "fs" JSON member. */
 void report_fs_take(struct figures *f, const char *name, const char *labels, double value);
 void report_fs_add(struct figures *sum, const struct figures *f);
+/* m added into sum's row of the same fstype and mount (made when it has
+ * none), or into its other mounts' row. false: out of memory. */
+bool report_fs_add_row(struct figures *sum, const struct fs_mount *m, bool other);
+/* f's rows, allocated (zeroed) when it has none; NULL: out of memory. */
+struct fs_mount *report_fs_rows(struct figures *f);
 unsigned int report_fs_damaged(const struct figures *f);
 void report_fs_text(const struct figures *f, unsigned int bad);
 struct json_object *report_fs_json(const struct figures *f, unsigned int bad);
@@ -211,6 +225,8 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summ
  * whole job into all. 0, or -1 (c->failed says why, in full). */
 int report_cluster_collect(const struct config *cfg, unsigned long job, const struct job_range *r,
 			   long long deadline, struct cluster *c, struct figures *all);
+/* (c and all are overwritten first: free them with report_cluster_free
+ * and report_figures_free.) */
 
 /* The job summary kept in Slurm's accounting (report_summary.c): a token
  * "SE1:" + base32 of a compact text, stored by `spank-ebpf summary` at
@@ -234,7 +250,8 @@ struct summary {
 long summary_encode(const struct summary *h, const struct figures *all, const struct cluster *c,
 		    char *tok, size_t len);
 /* The token of job in field (other words in it are left alone): into
- * *h, *all and c (free c->node). 1 when read, 0 when the field has none,
+ * *h, *all and c (free them with report_figures_free and
+ * report_cluster_free; *all and c are overwritten first). 1 when read, 0 when the field has none,
  * -1 when it cannot be read (why says). */
 int summary_decode(const char *field, unsigned long job, struct summary *h, struct figures *all,
 		   struct cluster *c, char *why, size_t whylen);

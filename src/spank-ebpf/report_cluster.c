@@ -546,9 +546,7 @@ int report_cluster_collect(const struct config *cfg, unsigned long job, const st
 	rc = cluster_read(c, &r, &p, range, at);
 	promapi_close(&p);
 	if (rc < 0) {
-		free(c->node);
-		c->node = NULL;
-		c->n = 0;
+		report_cluster_free(c);
 		goto out;
 	}
 	cluster_left_out(c, &r);
@@ -639,6 +637,8 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summ
 			fprintf(stderr, "spank-ebpf: report: %s\n", c.failed);
 			if (!r.end)
 				return EXIT_UNSURE;
+			report_cluster_free(&c);
+			report_figures_free(&all);
 			rc = cluster_summary(cmd, job, &h, &c, &all);
 			if (rc <= 0) {
 				if (rc == 0)
@@ -652,6 +652,8 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summ
 		} else if (c.n == 0 && r.end) {
 			/* Nothing in Prometheus any more (its retention passed, or
 			 * its data was deleted): the summary, if the job has one. */
+			report_cluster_free(&c);
+			report_figures_free(&all);
 			rc = cluster_summary(cmd, job, &h, &c, &all);
 			if (rc == 1)
 				src.summary = true;
@@ -677,6 +679,7 @@ int report_cluster(struct cmd *cmd, unsigned long job, bool json, bool from_summ
 		cluster_json(&r, job, &c, &all, &src, left_out);
 	else
 		cluster_text(&r, job, &c, &all, &src);
-	free(c.node);
+	report_cluster_free(&c);
+	report_figures_free(&all);
 	return rc ? EXIT_ANOMALY : EXIT_OK;
 }

@@ -138,11 +138,21 @@ static int report_fs_index(const char *const *names, int n, const char *labels, 
  * mounts" once FS_MOUNTS_MAX are kept. fstype "" (an NFS RPC's, which
  * carries none) matches the mount's row whatever its type; a row made
  * by an RPC takes the type of the first series that names one. */
+struct fs_mount *report_fs_rows(struct figures *f)
+{
+	if (!f->fs_mount)
+		f->fs_mount = calloc(FS_MOUNTS_MAX + 1, sizeof(*f->fs_mount));
+	return f->fs_mount;
+}
+
+/* NULL: out of memory. */
 static struct fs_mount *report_fs_row(struct figures *f, const char *fstype, const char *mount)
 {
 	struct fs_mount *m;
 	int i;
 
+	if (!report_fs_rows(f))
+		return NULL;
 	for (i = 0; i < f->fs_n; i++) {
 		m = &f->fs_mount[i];
 		if (strcmp(m->mount, mount))
@@ -216,15 +226,22 @@ void report_fs_take(struct figures *f, const char *name, const char *labels, dou
 		if (i < 0 || !report_fs_count_ok(f, bytes ? SERIES_FS_DATA_BYTES : SERIES_FS_DATA_OPS, v))
 			return;
 		m = report_fs_row(f, fstype, mount);
-		if (bytes)
+		if (!m)
+			f->damaged |= SERIES_BIT(bytes ? SERIES_FS_DATA_BYTES : SERIES_FS_DATA_OPS);
+		else if (bytes)
 			m->data_bytes[i] += v;
 		else
 			m->data_ops[i] += v;
 	} else if (!strcmp(name, "fs_meta_ops_total")) {
 		f->fs = true;
 		i = report_fs_index(report_fs_meta_names, FS_METAS, labels, "op");
-		if (i >= 0 && report_fs_count_ok(f, SERIES_FS_META_OPS, v))
-			report_fs_row(f, fstype, mount)->meta[i] += v;
+		if (i >= 0 && report_fs_count_ok(f, SERIES_FS_META_OPS, v)) {
+			m = report_fs_row(f, fstype, mount);
+			if (m)
+				m->meta[i] += v;
+			else
+				f->damaged |= SERIES_BIT(SERIES_FS_META_OPS);
+		}
 	} else if (!strcmp(name, "fs_meta_latency_seconds_bucket")) {
 		char le[32], *end;
 		double bound = NAN;
@@ -245,6 +262,10 @@ void report_fs_take(struct figures *f, const char *name, const char *labels, dou
 		if (!report_fs_count_ok(f, SERIES_FS_META_LAT, v))
 			return;
 		m = report_fs_row(f, fstype, mount);
+		if (!m) {
+			f->damaged |= SERIES_BIT(SERIES_FS_META_LAT);
+			return;
+		}
 		/* The other mounts' row adds its mounts' buckets up, bound by
 		 * bound: one exporter's mounts share their bounds. */
 		if (m == &f->fs_mount[FS_MOUNTS_MAX]) {
@@ -261,7 +282,11 @@ void report_fs_take(struct figures *f, const char *name, const char *labels, dou
 		if (!report_fs_count_ok(f, SERIES_FS_RPCS, v))
 			return;
 		prom_label(labels, "procedure", proc, sizeof(proc));
-		report_fs_proc_add(report_fs_row(f, "", mount), proc, v);
+		m = report_fs_row(f, "", mount);
+		if (m)
+			report_fs_proc_add(m, proc, v);
+		else
+			f->damaged |= SERIES_BIT(SERIES_FS_RPCS);
 	}
 }
 
@@ -282,18 +307,54 @@ static void report_fs_row_add(struct fs_mount *sum, const struct fs_mount *m)
 	sum->proc_other += m->proc_other;
 }
 
+bool report_fs_add_row(struct figures *sum, const struct fs_mount *m, bool other)
+{
+	struct fs_mount *to;
+
+	if (other) {
+		if (!report_fs_rows(sum))
+			return false;
+		sum->fs_other = true;
+		to = &sum->fs_mount[FS_MOUNTS_MAX];
+	} else {
+		to = report_fs_row(sum, m->fstype, m->mount);
+	}
+	if (!to)
+		return false;
+	report_fs_row_add(to, m);
+	return true;
+}
+
 void report_fs_add(struct figures *sum, const struct figures *f)
 {
 	int i;
 
 	sum->fs |= f->fs;
+	/* Out of memory: the sum lacks a row, refused as damaged. */
 	for (i = 0; i < f->fs_n; i++)
-		report_fs_row_add(report_fs_row(sum, f->fs_mount[i].fstype, f->fs_mount[i].mount),
-				  &f->fs_mount[i]);
-	if (f->fs_other) {
-		sum->fs_other = true;
-		report_fs_row_add(&sum->fs_mount[FS_MOUNTS_MAX], &f->fs_mount[FS_MOUNTS_MAX]);
-	}
+		if (!report_fs_add_row(sum, &f->fs_mount[i], false))
+			sum->damaged |= SERIES_BIT(SERIES_FS_META_OPS);
+	if (f->fs_other && !report_fs_add_row(sum, &f->fs_mount[FS_MOUNTS_MAX], true))
+		sum->damaged |= SERIES_BIT(SERIES_FS_META_OPS);
+}
+
+void report_figures_free(struct figures *f)
+{
+	free(f->fs_mount);
+	f->fs_mount = NULL;
+	f->fs_n = 0;
+	f->fs_other = false;
+}
+
+void report_cluster_free(struct cluster *c)
+{
+	size_t i;
+
+	for (i = 0; c->node && i < c->n; i++)
+		report_figures_free(&c->node[i].f);
+	free(c->node);
+	c->node = NULL;
+	c->n = 0;
 }
 
 /* A row's figures that are not finite counts (a sum too large): their

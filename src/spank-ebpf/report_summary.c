@@ -262,6 +262,7 @@ static unsigned int summary_put_fs(struct summary_buf *b, const struct figures *
 	bool in[FS_MOUNTS_MAX] = { false };
 	int i, k, rows = 0;
 
+	report_figures_free(&kept);
 	memset(&kept, 0, sizeof(kept));
 	for (k = 0; k < keep && k < f->fs_n; k++) {
 		int best = -1;
@@ -271,33 +272,20 @@ static unsigned int summary_put_fs(struct summary_buf *b, const struct figures *
 				best = i;
 		in[best] = true;
 	}
-	for (i = 0; i < f->fs_n; i++) {
-		if (in[i]) {
-			kept.fs_mount[kept.fs_n++] = f->fs_mount[i];
-		} else {
-			/* Added as a node's figures are: report_fs_add's rows. */
-			static struct figures one;
-
-			memset(&one, 0, sizeof(one));
-			one.fs_other = true;
-			one.fs_mount[FS_MOUNTS_MAX] = f->fs_mount[i];
-			report_fs_add(&kept, &one);
-		}
-	}
-	if (f->fs_other) {
-		static struct figures one;
-
-		memset(&one, 0, sizeof(one));
-		one.fs_other = true;
-		one.fs_mount[FS_MOUNTS_MAX] = f->fs_mount[FS_MOUNTS_MAX];
-		report_fs_add(&kept, &one);
-	}
+	/* Added as a node's rows are (report_fs_add_row); out of memory:
+	 * refused as damaged, written 0. */
+	for (i = 0; i < f->fs_n; i++)
+		if (!report_fs_add_row(&kept, &f->fs_mount[i], !in[i]))
+			bad |= SERIES_BIT(SERIES_FS_META_OPS);
+	if (f->fs_other && !report_fs_add_row(&kept, &f->fs_mount[FS_MOUNTS_MAX], true))
+		bad |= SERIES_BIT(SERIES_FS_META_OPS);
 	bad |= report_fs_damaged(&kept);
 	summary_put(b, " fs=%d", kept.fs_n + (kept.fs_other ? 1 : 0));
 	for (i = 0; i < kept.fs_n; i++)
 		summary_put_fs_row(b, rows++, &kept.fs_mount[i], false, bad);
 	if (kept.fs_other)
 		summary_put_fs_row(b, rows, &kept.fs_mount[FS_MOUNTS_MAX], true, bad);
+	report_figures_free(&kept);
 	return bad;
 }
 
@@ -698,6 +686,8 @@ static int summary_fs_take(struct figures *f, const char *key, size_t kl, const 
 
 		if (i != f->fs_n + (f->fs_other ? 1 : 0) || f->fs_other || i >= f->fs_rows)
 			return summary_fs_refuse("a row out of its order, after the other mounts', or beyond fs=");
+		if (!report_fs_rows(f))
+			return summary_fs_refuse("out of memory");
 		if (!strcmp(val, "*")) {
 			f->fs_other = true;
 			return 0;
@@ -908,15 +898,17 @@ int summary_decode(const char *field, unsigned long job, struct summary *h, stru
 		struct figures f;
 		bool is_job;
 
-		int rc = strncmp(line, "f ", 2) ? -1 :
-			 summary_figures_line(line + 2, &is_job, name, sizeof(name), sets, sizeof(sets), &f);
+		int rc;
 
+		f.fs_mount = NULL;
+		rc = strncmp(line, "f ", 2) ? -1 :
+		     summary_figures_line(line + 2, &is_job, name, sizeof(name), sets, sizeof(sets), &f);
+		if (rc < 0)
+			report_figures_free(&f);
 		if (rc == -2) {
 			snprintf(why, whylen, "its summary is damaged: its file system figures do not read: %s",
 				 summary_fs_why);
-			free(c->node);
-			memset(c, 0, sizeof(*c));
-			return -1;
+			goto refused;
 		}
 		if (rc < 0)
 			goto damaged;
@@ -929,8 +921,10 @@ int summary_decode(const char *field, unsigned long job, struct summary *h, stru
 
 			if (c->n % 16 == 0) {
 				nd = realloc(c->node, (c->n + 16) * sizeof(*nd));
-				if (!nd)
+				if (!nd) {
+					report_figures_free(&f);
 					goto damaged;
+				}
 				c->node = nd;
 			}
 			nd = &c->node[c->n++];
@@ -942,6 +936,7 @@ int summary_decode(const char *field, unsigned long job, struct summary *h, stru
 			if (nd->f.late_s > 0)
 				snprintf(nd->f.late_node, sizeof(nd->f.late_node), "%s", name);
 		} else {
+			report_figures_free(&f);
 			goto damaged;
 		}
 	}
@@ -950,7 +945,9 @@ int summary_decode(const char *field, unsigned long job, struct summary *h, stru
 	return 1;
 damaged:
 	snprintf(why, whylen, "its summary is damaged (a line this release cannot read)");
-	free(c->node);
+refused:
+	report_cluster_free(c);
+	report_figures_free(all);
 	memset(c, 0, sizeof(*c));
 	return -1;
 }

@@ -52,8 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(rc == 1);
 		FUZZ_CHECK(summary_encode(&h2, &all2, &c2, again, sizeof(again)) == kept);
 		FUZZ_CHECK(!strcmp(tok, again));
-		free(c2.node);
+		report_cluster_free(&c2);
+		report_figures_free(&all2);
 	}
-	free(c.node);
+	report_cluster_free(&c);
+	report_figures_free(&all);
 	return 0;
 }

@@ -138,6 +138,7 @@ static void test_runq_no_wait(void)
 /* A node's figures from lines, settled as report_cluster_collect does. */
 static void figures_node(struct figures *f, const char *lines)
 {
+	report_figures_free(f);
 	memset(f, 0, sizeof(*f));
 	figures_read(f, lines);
 	report_runq_total(f);
@@ -155,6 +156,7 @@ static void test_merge_bounds(void)
 			  "io_latency_seconds_bucket{operation=\"read\",le=\"+Inf\"} 10\n");
 	figures_node(&n2, "io_latency_seconds_bucket{operation=\"read\",le=\"0.002\"} 10\n"
 			  "io_latency_seconds_bucket{operation=\"read\",le=\"+Inf\"} 10\n");
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	report_figures_add(&all, &n1);
 	report_figures_add(&all, &n2);
@@ -174,6 +176,7 @@ static void test_merge_bounds(void)
 			  "io_latency_seconds_bucket{operation=\"write\",le=\"0.004\"} 10\n");
 	figures_node(&n2, "io_latency_seconds_bucket{operation=\"write\",le=\"0.002\"} 5\n"
 			  "io_latency_seconds_bucket{operation=\"write\",le=\"+Inf\"} 10\n");
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	report_figures_add(&all, &n1);
 	report_figures_add(&all, &n2);
@@ -238,6 +241,7 @@ static void test_damaged(void)
 			  "net_tcp_retransmits_total{} 1\n");
 	figures_node(&n2, "io_bytes_total{operation=\"read\"} 1.7e308\n"
 			  "net_tcp_retransmits_total{} 2\n");
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	report_figures_add(&all, &n1);
 	report_figures_add(&all, &n2);
@@ -343,6 +347,7 @@ static void test_fs_merge(void)
 			  "fs_meta_latency_seconds_bucket{" FS_HOME "class=\"stat\",le=\"+Inf\"} 10\n"
 			  "fs_nfs_rpcs_total{mount=\"/home\",procedure=\"GETATTR\"} 5\n"
 			  "fs_meta_ops_total{fstype=\"xfs\",mount=\"/scratch\",op=\"mkdir\"} 3\n");
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	report_figures_add(&all, &n1);
 	report_figures_add(&all, &n2);

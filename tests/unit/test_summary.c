@@ -47,13 +47,15 @@ static void test_nul_refused(void)
 	int rc;
 
 	token_of(raw, sizeof(raw) - 1, field, sizeof(field));
+	report_figures_free(&all);
 	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
 	ok(rc == -1 && c.n == 0 && c.node == NULL, "a token with a NUL inside: refused (rc %d)", rc);
 	ok(why[0] != '\0', "... said: %s", why);
 	token_of(raw, strlen(raw), field, sizeof(field));
+	report_figures_free(&all);
 	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
 	ok(rc == 1, "... the same text up to the NUL reads (rc %d)", rc);
-	free(c.node);
+	report_cluster_free(&c);
 }
 
 /* Names as a node's or a set's may come (Prometheus' labels are any
@@ -83,6 +85,7 @@ static void test_round_trip_names(void)
 
 	c.node = calloc(NNAMES, sizeof(*c.node));
 	c.n = NNAMES;
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	for (i = 0; i < NNAMES; i++) {
 		snprintf(c.node[i].name, sizeof(c.node[i].name), "%s", names[i].in);
@@ -94,6 +97,7 @@ static void test_round_trip_names(void)
 	report_runq_total(&all);
 	kept = summary_encode(&h, &all, &c, tok, sizeof(tok));
 	ok(kept == (long)NNAMES, "%zu nodes with hostile names and sets: all written (%ld)", NNAMES, kept);
+	report_figures_free(&back);
 	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
 	ok(rc == 1, "... and read back (rc %d%s%s)", rc, rc < 0 ? ": " : "", rc < 0 ? why : "");
 	for (i = 0; rc == 1 && i < got.n && i < NNAMES; i++) {
@@ -108,8 +112,8 @@ static void test_round_trip_names(void)
 	ok(rc == 1 && got.n == NNAMES && same == NNAMES, "... each node's name, sets and figures as written (%zu of %zu)",
 	   same, NNAMES);
 	if (rc == 1)
-		free(got.node);
-	free(c.node);
+		report_cluster_free(&got);
+	report_cluster_free(&c);
 }
 
 /* Figures at the edges of what prints: bounds that %.9g would print
@@ -122,6 +126,7 @@ static void test_round_trip_values(void)
 	char why[200] = "";
 	int rc;
 
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	take(&all, "io_latency_seconds_bucket", "operation=\"read\",le=\"0.0010000000001\"", 1);
 	take(&all, "io_latency_seconds_bucket", "operation=\"read\",le=\"0.0010000000002\"", 2);
@@ -130,13 +135,14 @@ static void test_round_trip_values(void)
 	take(&all, "oom_kills_total", "", 1e-300);
 	report_runq_total(&all);
 	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 0, "bounds 1e-13 apart, the largest double: written");
+	report_figures_free(&back);
 	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
 	ok(rc == 1, "... and read back (rc %d%s%s)", rc, rc < 0 ? ": " : "", rc < 0 ? why : "");
 	ok(rc == 1 && back.io_lat[OP_READ].n == 3 && back.io_lat[OP_READ].le[1] == 0.0010000000002 &&
 		   back.io_bytes[OP_WRITE] == 1.7976931348623157e308 && back.oom_kills == 1e-300,
 	   "... the same numbers, to the bit");
 	if (rc == 1)
-		free(got.node);
+		report_cluster_free(&got);
 }
 
 /* Printed lines as TAP comments, each after what. */
@@ -200,6 +206,7 @@ static void test_same_words(void)
 		snprintf(labels, sizeof(labels), "behind=\"own_job\",le=\"%s\"", bounds2[i]);
 		take(&c.node[1].f, "sched_runq_latency_seconds_bucket", labels, own2[i]);
 	}
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	for (i = 0; i < 2; i++) {
 		report_runq_total(&c.node[i].f);
@@ -207,6 +214,7 @@ static void test_same_words(void)
 	}
 	report_runq_total(&all);
 	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 2, "a job of 2 nodes, buckets of different bounds: written");
+	report_figures_free(&back);
 	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
 	ok(rc == 1 && got.n == 2, "... read back (rc %d)", rc);
 	a = summary_words(&all);
@@ -228,8 +236,8 @@ static void test_same_words(void)
 		free(b);
 	}
 	if (rc == 1)
-		free(got.node);
-	free(c.node);
+		report_cluster_free(&got);
+	report_cluster_free(&c);
 }
 
 /* Damaged series (a sum too large, a bound NaN, a count -1): written as
@@ -242,6 +250,7 @@ static void test_round_trip_damaged(void)
 	char why[200] = "", *a, *b;
 	int rc;
 
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	take(&all, "io_bytes_total", "operation=\"read\"", 1.7e308);
 	take(&all, "io_bytes_total", "operation=\"read\"", 1.7e308);
@@ -254,6 +263,7 @@ static void test_round_trip_damaged(void)
 				    SERIES_BIT(SERIES_WAITS)),
 	   "a sum past the largest double, a bound NaN, a count -1: 3 series damaged (%#x)", report_damaged(&all));
 	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 0, "... written");
+	report_figures_free(&back);
 	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
 	ok(rc == 1 && report_damaged(&back) == report_damaged(&all), "... read back, the same 3 refused (rc %d%s%s)",
 	   rc, rc < 0 ? ": " : "", rc < 0 ? why : "");
@@ -265,7 +275,7 @@ static void test_round_trip_damaged(void)
 	free(a);
 	free(b);
 	if (rc == 1)
-		free(got.node);
+		report_cluster_free(&got);
 }
 
 /* A node's fs series: nfs4 /home and xfs /scratch, buckets, RPCs. */
@@ -297,7 +307,7 @@ static void fs_node(struct figures *f, double scale)
 static void test_round_trip_fs(void)
 {
 	static struct figures all, back;
-	struct cluster c = { 0 }, got;
+	struct cluster c = { 0 }, got, none = { 0 };
 	struct summary h = { .job = JOB, .at = 1764000000, .elapsed = 300, .nodes = 2 }, h2;
 	char why[200] = "", labels[128], *a, *b;
 	size_t i;
@@ -309,10 +319,12 @@ static void test_round_trip_fs(void)
 	snprintf(c.node[1].name, sizeof(c.node[1].name), "n2");
 	fs_node(&c.node[0].f, 1);
 	fs_node(&c.node[1].f, 2);
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	for (i = 0; i < 2; i++)
 		report_figures_add(&all, &c.node[i].f);
 	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 2, "a job with fs figures on 2 nodes: written");
+	report_figures_free(&back);
 	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
 	ok(rc == 1 && got.n == 2, "... read back (rc %d%s%s)", rc, rc < 0 ? ": " : "", rc < 0 ? why : "");
 	a = summary_words(&all);
@@ -333,16 +345,17 @@ static void test_round_trip_fs(void)
 		free(b);
 	}
 	if (rc == 1)
-		free(got.node);
+		report_cluster_free(&got);
 
 	/* Ten mounts: the six busiest kept, four added up. */
+	report_figures_free(&all);
 	memset(&all, 0, sizeof(all));
 	for (i = 0; i < 10; i++) {
 		snprintf(labels, sizeof(labels), "fstype=\"tmpfs\",mount=\"/m%zu\",op=\"stat\"", i);
 		take(&all, "fs_meta_ops_total", labels, (double)(i + 1));
 	}
-	c.n = 0;
-	ok(summary_encode(&h, &all, &c, tok, sizeof(tok)) == 0, "10 mounts: written");
+	ok(summary_encode(&h, &all, &none, tok, sizeof(tok)) == 0, "10 mounts: written");
+	report_figures_free(&back);
 	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
 	b = rc == 1 ? summary_words(&back) : strdup("");
 	ok(rc == 1 && back.fs_n == 6 && back.fs_other && strstr(b, "  file systems: tmpfs /m4: 5 metadata operations") &&
@@ -352,8 +365,8 @@ static void test_round_trip_fs(void)
 	diag_lines("from the summary:", b);
 	free(b);
 	if (rc == 1)
-		free(got.node);
-	free(c.node);
+		report_cluster_free(&got);
+	report_cluster_free(&c);
 }
 
 /* A token whose fs part is damaged or forged: refused as a whole, the
@@ -385,6 +398,7 @@ static void test_fs_forged(void)
 		snprintf(raw, sizeof(raw), "v1 job=5 at=1 elapsed=300 nodes=0 kept=0\nf * sets=fs %s\n", forged[i][0]);
 		token_of(raw, strlen(raw), field, sizeof(field));
 		why[0] = '\0';
+		report_figures_free(&all);
 		rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
 		ok(rc == -1 && strstr(why, "its summary is damaged: its file system figures do not read: ") &&
 			   strstr(why, forged[i][1]),
@@ -393,6 +407,7 @@ static void test_fs_forged(void)
 	/* The same, well formed, reads: the checks above refuse only the flaw. */
 	snprintf(raw, sizeof(raw), "v1 job=5 at=1 elapsed=300 nodes=0 kept=0\nf * sets=fs fs=2 fm0=nfs4,%%2fhome fd0=1,2,3,4 fx0=0,0,7,0,0,0,0,0,0,0,0,0,0,0 fl0.1=0.001:5/inf:6 fr0=WRITE:1/*:2 fm1=* fd1=0,0,0,0\n");
 	token_of(raw, strlen(raw), field, sizeof(field));
+	report_figures_free(&all);
 	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
 	ok(rc == 1 && all.fs_n == 1 && all.fs_other && all.fs_mount[0].meta[FS_STAT] == 7 &&
 		   !strcmp(all.fs_mount[0].mount, "/home") && all.fs_mount[0].proc_other == 2,
@@ -400,6 +415,7 @@ static void test_fs_forged(void)
 	/* An older token, without fs=: reads, no fs figures. */
 	snprintf(raw, sizeof(raw), "v1 job=5 at=1 elapsed=300 nodes=0 kept=0\nf * sets=io io=0,5,0\n");
 	token_of(raw, strlen(raw), field, sizeof(field));
+	report_figures_free(&all);
 	rc = summary_decode(field, JOB, &h, &all, &c, why, sizeof(why));
 	ok(rc == 1 && !all.fs && all.io_bytes[OP_WRITE] == 5, "an older token without fs figures reads as before");
 }
