@@ -420,6 +420,65 @@ static void test_fs_forged(void)
 	ok(rc == 1 && !all.fs && all.io_bytes[OP_WRITE] == 5, "an older token without fs figures reads as before");
 }
 
+/* A whole job whose fs figures would take more than their room (16
+ * mounts with long names, every class's latency, 12 procedures each):
+ * fewer mounts kept as they are, the rest in the other mounts' row, the
+ * token within its bound and read back. */
+static void test_fs_whole_bound(void)
+{
+	static struct figures all, back;
+	struct cluster none = { 0 }, got;
+	struct summary h = { .job = JOB, .at = 1764000000, .elapsed = 300, .nodes = 1 }, h2;
+	char labels[300], why[200] = "", *b;
+	double total = 0, seen = 0;
+	int i, k, p, rc;
+
+	report_figures_free(&all);
+	memset(&all, 0, sizeof(all));
+	/* Mount points of 63 bytes that the summary escapes (a blank is
+	 * %20), each class's p99 between two bounds (3 buckets kept). */
+	for (i = 0; i < FS_MOUNTS_MAX; i++) {
+		char mount[64];
+
+		snprintf(mount, sizeof(mount), "/%060d%02d", 0, i);
+		memset(mount + 1, ' ', 60);
+		for (k = 0; k < FS_CLASSES; k++) {
+			static const char *const le[] = { "0.000001", "0.000128", "0.000256", "+Inf" };
+			static const double cum[] = { 0, 98.5, 100, 100 };
+
+			for (p = 0; p < 4; p++) {
+				snprintf(labels, sizeof(labels), "fstype=\"nfs4\",mount=\"%s\",class=\"%s\",le=\"%s\"",
+					 mount, report_fs_class_names[k], le[p]);
+				take(&all, "fs_meta_latency_seconds_bucket", labels, cum[p]);
+			}
+		}
+		for (p = 0; p < FS_PROCS_MAX; p++) {
+			snprintf(labels, sizeof(labels), "mount=\"%s\",procedure=\"PROCEDURE_%02d\"", mount, p);
+			take(&all, "fs_nfs_rpcs_total", labels, 123456789 + p);
+		}
+		snprintf(labels, sizeof(labels), "fstype=\"nfs4\",mount=\"%s\",op=\"stat\"", mount);
+		take(&all, "fs_meta_ops_total", labels, 1000 + i);
+		total += 1000 + i;
+	}
+	rc = (int)summary_encode(&h, &all, &none, tok, sizeof(tok));
+	ok(rc == 0 && strlen(tok) <= SUMMARY_TOKEN_MAX, "16 large mounts: written, within %d bytes (%zu)",
+	   SUMMARY_TOKEN_MAX, strlen(tok));
+	report_figures_free(&back);
+	rc = summary_decode(tok, JOB, &h2, &back, &got, why, sizeof(why));
+	for (i = 0; rc == 1 && i <= FS_MOUNTS_MAX; i++)
+		if (i < back.fs_n || (i == FS_MOUNTS_MAX && back.fs_other))
+			seen += back.fs_mount[i].meta[FS_STAT];
+	ok(rc == 1 && back.fs_n < 6 && back.fs_other && seen == total,
+	   "... read back: %d mounts as they are, the rest as other mounts, every stat counted (%g of %g)",
+	   back.fs_n, seen, total);
+	b = rc == 1 ? summary_words(&back) : strdup("");
+	ok(strstr(b, "  file systems: other mounts (more than a report keeps, added up): ") != NULL,
+	   "... and worded so");
+	free(b);
+	if (rc == 1)
+		report_cluster_free(&got);
+}
+
 int main(void)
 {
 	test_nul_refused();
@@ -429,5 +488,6 @@ int main(void)
 	test_round_trip_damaged();
 	test_round_trip_fs();
 	test_fs_forged();
+	test_fs_whole_bound();
 	return tap_done();
 }
