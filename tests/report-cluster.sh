@@ -140,7 +140,7 @@ S44 = {k: list(v) for k, v in S.items()}
 S44["spank_ebpf_job_start_time_seconds"] = [({"instance": "n1:9100"}, 1000), ({"instance": "n2:9100"}, 1000)]
 READY = {"44": [({"instance": "n1:9100", "set": "io"}, 1014), ({"instance": "n2:9100", "set": "io"}, 990),
                 ({"instance": "n2:9100", "set": "oom"}, 1100)]}
-# Job 45: spank-fs's series (FS-CONTRACT). n1 writes to nfs4 /home and
+# Job 45: spank-fs's series (probes/spank-fs.yaml). n1 writes to nfs4 /home and
 # creates files there; n2 stats them, its stat buckets with other bounds
 # than n1's; both cause NFS RPCs. Another cluster's job 45 writes 5e9
 # bytes to /home from otherclusternode7: left out.

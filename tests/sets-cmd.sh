@@ -231,7 +231,7 @@ mkdir -p "$cg/ebpf_exporter@io.service" "$cg/ebpf_exporter@net.service"
 	echo '# TYPE ebpf_exporter_spank_io_bytes_total counter'
 	echo 'ebpf_exporter_spank_io_bytes_total{jobid="5",operation="read"} 409600'
 	echo 'ebpf_exporter_spank_io_bytes_total{jobid="6",operation="read"} 8192'
-	# spank-fs's series (FS-CONTRACT), served by the same stand-in: the
+	# spank-fs's series (probes/spank-fs.yaml), served by the same stand-in: the
 	# report reads every set's series of the job. Distinct counts, so
 	# that read and write, or two operations, cannot trade places.
 	echo '# TYPE ebpf_exporter_spank_fs_data_ops_total counter'

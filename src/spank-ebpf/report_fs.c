@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* spank-fs's figures (docs/FS-series: the fs set's series): per file
- * system a job used (its type and mount point), the data calls and bytes,
- * the metadata calls by operation, their latency by class, and the NFS
- * RPCs they caused, read sample by sample, added up over nodes and
- * worded for report_figures.c. Bounded: FS_MOUNTS_MAX mounts per job, in
- * the order first seen, the rest in one "other mounts" row, said so. */
+/* spank-fs's figures (probes/spank-fs.yaml; docs/OPERATING.md, "Which
+ * job is hammering the file server?"): per file system a job used (its
+ * type and mount point), the data calls and bytes, the metadata calls by
+ * operation, their latency by class, and the NFS RPCs they caused, read
+ * sample by sample, added up over nodes and worded for report_figures.c.
+ * Bounded: FS_MOUNTS_MAX mounts per job, in the order first seen, the
+ * rest in one "other mounts" row, said so. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,9 @@ const char *const report_fs_meta_names[FS_METAS] = { "open",   "create", "stat",
 const char *const report_fs_class_names[FS_CLASSES] = { "open",    "stat",  "setattr", "namespace",
 							"readdir", "fsync", "lock" };
 
-/* The network file systems (FS-CONTRACT): the one list, for the words,
- * the hint and spank-ebpf top. */
+/* The network file systems: the command's one list, for the words, the
+ * hint and spank-ebpf top (the contrib rules' regex is checked against
+ * it by tests/contrib.sh). */
 bool report_fs_network(const char *fstype)
 {
 	static const char *const net[] = { "nfs", "nfs4", "lustre", "gpfs", "beegfs", "ceph", "cifs", "smb3" };
