@@ -544,6 +544,19 @@ static void report_fs_text_rpcs(const struct figures *f, const struct fs_mount *
 	printf("\n");
 }
 
+static bool report_fs_rpcs_only(const struct fs_mount *m)
+{
+	int i;
+
+	if (report_fs_meta_total(m) > 0 || m->data_ops[FS_READ] > 0 || m->data_ops[FS_WRITE] > 0 ||
+	    m->data_bytes[FS_READ] > 0 || m->data_bytes[FS_WRITE] > 0)
+		return false;
+	for (i = 0; i < FS_CLASSES; i++)
+		if (m->lat[i].n)
+			return false;
+	return m->nprocs > 0 || m->proc_other > 0;
+}
+
 void report_fs_text(const struct figures *f, unsigned int bad)
 {
 	int i;
@@ -559,7 +572,10 @@ void report_fs_text(const struct figures *f, unsigned int bad)
 			continue;
 		if (i == FS_MOUNTS_MAX && !f->fs_other)
 			break;
-		report_fs_text_row(f, &f->fs_mount[i], bad);
+		/* A mount with NFS RPCs alone (its calls not counted yet, or
+		 * the probe saw none): its RPCs' line, no "no call" beside it. */
+		if (!report_fs_rpcs_only(&f->fs_mount[i]))
+			report_fs_text_row(f, &f->fs_mount[i], bad);
 		report_fs_text_rpcs(f, &f->fs_mount[i], bad);
 	}
 }

@@ -361,6 +361,22 @@ static void test_fs_merge(void)
 	ok(has(text, "  file systems: xfs /scratch: 3 metadata operations (3 mkdir)\n"), "... the other node's mount beside");
 	diag_lines("got:", text);
 	free(text);
+
+	/* NFS RPCs of a mount whose calls no series counts: their line
+	 * alone, the type unknown (RPCs carry none), no "no call" beside. */
+	figures_node(&n1, "fs_nfs_rpcs_total{mount=\"/data\",procedure=\"READ\"} 9\n");
+	text = figures_printed(&n1, false);
+	ok(!strcmp(text, "  NFS RPCs on (type unknown) /data: 9 READ\n"), "RPCs alone: their line alone");
+	diag_lines("got:", text);
+	free(text);
+	/* ... and the row takes the type of the first series that names one. */
+	figures_node(&n1, "fs_nfs_rpcs_total{mount=\"/data\",procedure=\"READ\"} 9\n"
+			  "fs_data_ops_total{fstype=\"nfs\",mount=\"/data\",op=\"read\"} 9\n");
+	text = figures_printed(&n1, false);
+	ok(!strcmp(text, "  file systems: nfs /data: 9 reads, 0 bytes\n  NFS RPCs on nfs /data: 9 READ\n"),
+	   "RPCs first, then a series with its type: one row, nfs");
+	diag_lines("got:", text);
+	free(text);
 }
 
 /* More mounts than a job keeps: the first FS_MOUNTS_MAX, the rest added
