@@ -82,7 +82,7 @@ is "the completion is for spank-ebpf" \
 	"$(env -i bash --norc -c '. "$1"; complete -p spank-ebpf' x "$d/completion")" "complete -F _spank_ebpf spank-ebpf"
 
 # --- commands ---
-is "commands: those for admins" "$(complete "$S" "")" "check-config help metrics reconcile report status summary"
+is "commands: those for admins" "$(complete "$S" "")" "check-config help metrics reconcile report status summary top"
 is "commands starting with re" "$(complete "$S" re)" "reconcile report"
 is "the commands Slurm and systemd run are not offered" "$(complete "$S" pro)" ""
 is "commands after -c FILE" "$(complete "$S" -c "$d/plugstack.conf" st)" "status"
