@@ -61,8 +61,8 @@ is "changelog: upstream version is configure's ($VERSION)" \
 dsc=$(cat "$D/slurm-spank-ebpf_$V.dsc")
 like "dsc: Format 3.0 (quilt)" "$dsc" '^Format: 3\.0 \(quilt\)$'
 like "dsc: Binary: the four packages" "$dsc" '^Binary: slurm-spank-ebpf, slurm-spank-ebpf-compute, slurm-spank-ebpf-submit, slurm-spank-ebpf-probes$'
-like "dsc: Build-Depends clang and libbpf-dev (for -probes' architectures), debhelper-compat (= 13), libcurl and json-c (the admin command's) and Slurm's headers" "$dsc" \
-	'^Build-Depends: clang \[amd64 arm64 ppc64el riscv64 s390x\], debhelper-compat \(= 13\), libbpf-dev \[amd64 arm64 ppc64el riscv64 s390x\], libcurl4-openssl-dev \| libcurl-dev, libjson-c-dev, libslurm-dev \| slurm-smd-dev'
+like "dsc: Build-Depends clang and libbpf-dev (for -probes' architectures), debhelper-compat (= 13), libcurl, json-c and ncurses (the admin command's) and Slurm's headers" "$dsc" \
+	'^Build-Depends: clang \[amd64 arm64 ppc64el riscv64 s390x\], debhelper-compat \(= 13\), libbpf-dev \[amd64 arm64 ppc64el riscv64 s390x\], libcurl4-openssl-dev \| libcurl-dev, libjson-c-dev, libncurses-dev, libslurm-dev \| slurm-smd-dev'
 like "debian/rules: --enable-probes on -probes' architectures (never an empty package)" \
 	"$(cat "$src/packaging/debian/rules")" '^PROBES_FLAG = --enable-probes$'
 like "debian/rules: hardening=+all" "$(cat "$src/packaging/debian/rules")" '^export DEB_BUILD_MAINT_OPTIONS = hardening=\+all$'
