@@ -980,8 +980,10 @@ int cmd_top(struct cmd *cmd)
 		t.v.all_users = slurmjobs_is_operator(&cmd->ask, top_self(), why, sizeof(why)) == 1;
 	}
 	if (!json && !once && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
-		if (top_screen(&t, why, sizeof(why)) == 0)
+		if (top_screen(&t, why, sizeof(why)) == 0) {
+			top_rows_free(&t.v);
 			return EXIT_OK;
+		}
 		fprintf(stderr, "spank-ebpf: top: no full screen (%s): plain text every %u s\n", why, t.delay);
 	} else if (!t.iterations) {
 		t.iterations = 1; /* not a terminal: one refresh, as --once */
