@@ -89,10 +89,11 @@ else
 	family=unknown s_base='?' s_compute='?' s_submit='?'
 fi
 diag "Slurm headers on this host: $family's"
-# shlibs: libc, and the admin command's libcurl and json-c.
-libs=$(deb_field "$base" Depends | sed -n 's/^\(libc6 ([^)]*), libcurl4 ([^)]*), libjson-c5 ([^)]*)\), .*/\1/p')
-like "base Depends: libc, libcurl and json-c found by shlibs (libslurm is not linked)" "$libs" \
-	'^libc6 \(>= [0-9.]+\), libcurl4 \(>= [0-9.~]+\), libjson-c5 \(>= [0-9.~]+\)$'
+# shlibs: libc, and the admin command's libcurl, json-c and ncurses (top's
+# full screen; libtinfo6 is ncurses' terminal database).
+libs=$(deb_field "$base" Depends | sed -n 's/^\(libc6 ([^)]*), libcurl4 ([^)]*), libjson-c5 ([^)]*), libncursesw6 ([^)]*), libtinfo6 ([^)]*)\), .*/\1/p')
+like "base Depends: libc, libcurl, json-c and ncurses found by shlibs (libslurm is not linked)" "$libs" \
+	'^libc6 \(>= [0-9.]+\), libcurl4 \(>= [0-9.~]+\), libjson-c5 \(>= [0-9.~]+\), libncursesw6 \(>= [0-9.~]+\), libtinfo6 \(>= [0-9.~]+\)$'
 is "base Depends: those, then $family's Slurm $SLURM_MAJMIN plugins, both bounds on one package" \
 	"$(deb_field "$base" Depends)" "$libs, $(range "$s_base")"
 is "compute Depends: base, systemd, $family's slurmd $SLURM_MAJMIN" "$(deb_field "$compute" Depends)" \
