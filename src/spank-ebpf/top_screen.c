@@ -203,6 +203,10 @@ int top_screen(struct top_ctx *t, char *why, size_t whylen)
 	noecho();
 	keypad(stdscr, TRUE);
 	curs_set(0);
+#ifdef NCURSES_VERSION
+	/* Esc alone goes back at once, not after ncurses' default second. */
+	set_escdelay(50);
+#endif
 	for (;;) {
 		long long now = clock_us();
 
