@@ -97,6 +97,22 @@ for lib in json-c libcurl; do
 		sh -c "test $rc -ne 0 && grep -q '$lib [0-9.]* or newer not found' '$work/no-$lib.log' && grep -qF '$pkg' '$work/no-$lib.log'"
 done
 
+# top's full screen: a pkg-config that knows no ncurses (wide or narrow)
+# still configures, saying top prints plain text; --with-ncurses then
+# fails, naming the packages.
+printf '#!/bin/sh\ncase "$*" in\n*ncurses*) exit 1 ;;\n*) exec %s "$@" ;;\nesac\n' "$real_pkg_config" >"$work/pkg-config-no-ncurses"
+chmod 0755 "$work/pkg-config-no-ncurses"
+run_configure "$work/no-ncurses.log" --with-slurm="$work/s2605" PKG_CONFIG="$work/pkg-config-no-ncurses"
+rc=$?
+ok_if "no ncurses: configure succeeds, its summary saying top prints plain text" \
+	sh -c "test $rc -eq 0 && grep -q '^    ncurses .............. no: spank-ebpf top prints plain text only, no full screen$' '$work/no-ncurses.log'"
+run_configure "$work/with-ncurses.log" --with-slurm="$work/s2605" --with-ncurses PKG_CONFIG="$work/pkg-config-no-ncurses"
+rc=$?
+ok_if "... --with-ncurses: configure fails, naming its packages" \
+	sh -c "test $rc -ne 0 && grep -qF 'install libncurses-dev (Debian, Ubuntu) or ncurses-devel (EL, Fedora)' '$work/with-ncurses.log'"
+run_configure "$work/ncurses.log" --with-slurm="$work/s2605"
+ok_if "with ncurses: the summary names it" grep -q '^    ncurses .............. [0-9].* (ncursesw\{0,1\}: the full screen of spank-ebpf top)$' "$work/ncurses.log"
+
 # make dist carries libtool's macros (debian/copyright names them): by
 # EXTRA_DIST, not by automake's traces, which autoreconf may take before
 # libtoolize has copied them (lintian then: superfluous-file-pattern).

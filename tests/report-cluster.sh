@@ -326,13 +326,7 @@ import os; os.rename(d + "/prom.port.tmp", d + "/prom.port")
 s.serve_forever()
 EOF
 # The stand-in's certificate for 127.0.0.1, signed by a CA made here.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=test-ca \
-	-keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null &&
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
-	-keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null &&
-printf 'subjectAltName=IP:127.0.0.1\n' >"$d/san.ext" &&
-openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
-	-extfile "$d/san.ext" -out "$d/server.pem" 2>/dev/null || bail "openssl cannot make the stand-in's certificate"
+standin_tls "$d"
 python3 "$d/prom.py" "$d" &
 prom_pid=$!
 wait_until 20 "the stand-in Prometheus" test -s "$d/prom.port"

@@ -82,7 +82,7 @@ is "the completion is for spank-ebpf" \
 	"$(env -i bash --norc -c '. "$1"; complete -p spank-ebpf' x "$d/completion")" "complete -F _spank_ebpf spank-ebpf"
 
 # --- commands ---
-is "commands: those for admins" "$(complete "$S" "")" "check-config help metrics reconcile report status summary"
+is "commands: those for admins" "$(complete "$S" "")" "check-config help metrics reconcile report status summary top"
 is "commands starting with re" "$(complete "$S" re)" "reconcile report"
 is "the commands Slurm and systemd run are not offered" "$(complete "$S" pro)" ""
 is "commands after -c FILE" "$(complete "$S" -c "$d/plugstack.conf" st)" "status"
@@ -94,6 +94,7 @@ is "status's options, --config among them (taken after the command too)" "$(comp
 is "reconcile's options" "$(complete "$S" reconcile --)" "--config --dry-run --help --node --squeue"
 is "metrics' options" "$(complete "$S" metrics --)" "--config --help --textfile"
 is "check-config's options (it reads no plugin's line: no --config)" "$(complete "$S" check-config --)" "--help --sets"
+is "top's options, those with a short form too (-d, --delay)" "$(complete "$S" top --)" "--config --delay --help --iterations --json --node --once --partition --sort --squeue --user"
 is "report's options" "$(complete "$S" -c "$d/plugstack.conf" report --)" "--cluster --config --help --json --peer --socket --squeue --summary"
 is "report --so" "$(complete "$S" report --so)" "--socket"
 is "--node NAME: nothing to offer" "$(complete "$S" status --node "")" ""

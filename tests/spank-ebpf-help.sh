@@ -29,11 +29,14 @@ section_lines() {
 	printf '%s\n' "$1" | awk -v h="$2" '$0 == h { on = 1; next } on && /^$/ { exit } on'
 }
 
-# help_options SUB: the long options SUB's --help lists, one a line, sorted
-# (its own -h, --help left out: every command has it).
+# help_options SUB: the long options SUB's --help lists, one a line, sorted,
+# with or without a short form ("-d, --delay=SECONDS"); -h, --help and
+# -c, --config left out: every command has the one, the synopsis says the
+# other apart.
 help_options() {
 	section_lines "$(env -i "$bin" "$1" --help)" "Options:" |
-		sed -n 's/^  --\([a-z][a-z-]*\).*/\1/p' | sort -u
+		sed -n 's/^  \(-[a-zA-Z], \)\{0,1\}--\([a-z][a-z-]*\).*/\2/p' |
+		sed '/^config$/d; /^help$/d' | sort -u
 }
 
 # man_options SUB: the long options spank-ebpf(8)'s SYNOPSIS gives SUB, one
@@ -85,7 +88,7 @@ by_timers=$(names "$timers_h")
 # --peer is report's form, report itself is the admin's).
 internal=$(printf '%s\n' "$by_slurm" "$by_systemd" "$by_timers" | grep -v ' ')
 is "... the admin's commands, in the order an admin needs them" "$(echo $commands)" \
-	'status report check-config metrics reconcile summary help'
+	'status report check-config metrics reconcile top summary help'
 is "... then those Slurm runs" "$(echo $by_slurm)" 'prolog epilog epilog-slurmctld'
 is "... then those systemd runs, report's service among them" "$(echo $by_systemd)" 'exporter admit report --peer'
 is "... then the timers' own" "$(echo $by_timers)" 'linger-end'
@@ -96,7 +99,7 @@ is "... headings: the admin's commands first, then who runs the others" \
 unlike "... no command Slurm, systemd or a timer runs among the admin's" \
 	"$(echo " $commands " | tr '\n' ' ')" " (prolog|epilog|epilog-slurmctld|exporter|admit|linger-end) "
 like "... every command in one list or another, once" \
-	"$(printf '%s\n' $commands $internal | sort | uniq -c | awk '$1 != 1' | wc -l) $(printf '%s\n' $commands $internal | wc -l)" '^0 13$'
+	"$(printf '%s\n' $commands $internal | sort | uniq -c | awk '$1 != 1' | wc -l) $(printf '%s\n' $commands $internal | wc -l)" '^0 14$'
 invoke help
 is "help: the same as --help" "$rc:$out" "0:$(env -i "$bin" --help)"
 invoke

@@ -567,3 +567,112 @@ int slurmjobs_set_admin_comment(struct slurm_ask *ask, const char *selector, con
 	free(value);
 	return rc;
 }
+
+int slurmjobs_parse_running(const char *text, struct running_job **jobs, size_t *n, char *why,
+			    size_t whylen)
+{
+	const char *p;
+	size_t cap = 0;
+
+	*jobs = NULL;
+	*n = 0;
+	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0)) {
+		char f[5][1024], *end;
+		const char *q = p;
+		struct running_job *j;
+		bool fits = true, ok;
+		unsigned long id;
+		int i;
+
+		if (p[0] == '\n')
+			continue;
+		for (i = 0; i < 5 && q; i++) {
+			q = range_field(q, f[i], sizeof(f[i]), &ok);
+			fits = fits && ok;
+		}
+		errno = 0;
+		id = strtoul(f[0], &end, 10);
+		if (i < 5 || q || !fits || !isdigit((unsigned char)f[0][0]) || *end || errno ||
+		    id > UINT32_MAX || !isdigit((unsigned char)f[1][0]) || strlen(f[2]) >= sizeof(j->user) ||
+		    strlen(f[3]) >= sizeof(j->partition)) {
+			snprintf(why, whylen, "squeue printed a line that is not \"JOBID|UID|USER|PARTITION|NODES\": \"%.80s\"", p);
+			for (i = 0; why[i]; i++)
+				if ((unsigned char)why[i] < 0x20 || (unsigned char)why[i] >= 0x7f)
+					why[i] = '?';
+			free(*jobs);
+			*jobs = NULL;
+			*n = 0;
+			return -1;
+		}
+		if (*n == cap) {
+			struct running_job *more = realloc(*jobs, (cap ? 2 * cap : 64) * sizeof(**jobs));
+
+			if (!more) {
+				snprintf(why, whylen, "out of memory");
+				free(*jobs);
+				*jobs = NULL;
+				*n = 0;
+				return -1;
+			}
+			*jobs = more;
+			cap = cap ? 2 * cap : 64;
+		}
+		j = &(*jobs)[(*n)++];
+		memset(j, 0, sizeof(*j));
+		j->job = (uint32_t)id;
+		j->uid = strtoll(f[1], NULL, 10);
+		snprintf(j->user, sizeof(j->user), "%s", f[2]);
+		snprintf(j->partition, sizeof(j->partition), "%s", f[3]);
+		snprintf(j->nodes, sizeof(j->nodes), "%s", f[4]);
+	}
+	return 0;
+}
+
+int slurmjobs_running(struct slurm_ask *ask, const struct running_ask *q, struct running_job **jobs,
+		      size_t *n, char *why, size_t whylen)
+{
+	static struct runcmd_result res;
+	char user[128], part[128], node[160];
+	char *args[8] = { "--noheader", "--states=RUNNING", "--format=%i|%U|%u|%P|%N", NULL };
+	int k = 3;
+
+	*jobs = NULL;
+	*n = 0;
+	/* Slurm narrows the list itself: less to print, less to read. */
+	if (q && q->user) {
+		snprintf(user, sizeof(user), "--user=%.100s", q->user);
+		args[k++] = user;
+	}
+	if (q && q->partition) {
+		snprintf(part, sizeof(part), "--partition=%.100s", q->partition);
+		args[k++] = part;
+	}
+	if (q && q->node) {
+		snprintf(node, sizeof(node), "--nodelist=%.140s", q->node);
+		args[k++] = node;
+	}
+	args[k] = NULL;
+	if (run_beside_squeue(ask, "squeue", args, NULL, &res, why, whylen) < 0)
+		return -1;
+	return slurmjobs_parse_running(res.output, jobs, n, why, whylen);
+}
+
+int slurmjobs_parse_admin_level(const char *text)
+{
+	size_t n = strcspn(text, "\n");
+
+	return (n == 8 && !strncmp(text, "Operator", 8)) || (n == 13 && !strncmp(text, "Administrator", 13));
+}
+
+int slurmjobs_is_operator(struct slurm_ask *ask, const char *user, char *why, size_t whylen)
+{
+	static struct runcmd_result res;
+	char name[128];
+	char *args[] = { "--noheader", "--parsable2", "show", "user", name, "format=AdminLevel", NULL };
+
+	why[0] = '\0';
+	snprintf(name, sizeof(name), "name=%.100s", user);
+	if (run_beside_squeue(ask, "sacctmgr", args, NULL, &res, why, whylen) < 0)
+		return 0;
+	return slurmjobs_parse_admin_level(res.output);
+}

@@ -130,6 +130,42 @@ int slurmjobs_parse_acct_record(const char *text, uint32_t job, struct job_acct 
 int slurmjobs_set_admin_comment(struct slurm_ask *ask, const char *selector, const char *field,
 				char *why, size_t whylen);
 
+/* A running job as squeue tells its caller, for `spank-ebpf top`. */
+struct running_job {
+	uint32_t job;
+	long long uid;
+	char user[64];
+	char partition[64];
+	char nodes[1024]; /* Slurm's host list expression, as given */
+};
+
+/* What `top` asks squeue for: Slurm's own filters (NULL: none). */
+struct running_ask {
+	const char *user;      /* --user: a name or uid */
+	const char *partition; /* --partition */
+	const char *node;      /* --nodelist */
+};
+
+/* The running jobs the caller may see (squeue as the caller:
+ * PrivateData=jobs applies), narrowed by q, into *jobs (malloc'd, *n of
+ * them; free()). 0, or -1 when Slurm could not be asked or its answer
+ * does not read (why says). Bounded by squeue's output
+ * (RUNCMD_OUTPUT_MAX: about 700 jobs of long node lists). */
+int slurmjobs_running(struct slurm_ask *ask, const struct running_ask *q, struct running_job **jobs,
+		      size_t *n, char *why, size_t whylen);
+
+/* The parser behind it: lines "JOBID|UID|USER|PARTITION|NODES"; any
+ * other line voids the answer (-1, why says which). */
+int slurmjobs_parse_running(const char *text, struct running_job **jobs, size_t *n, char *why,
+			    size_t whylen);
+
+/* Is user one of Slurm's operators or administrators (sacctmgr's
+ * AdminLevel)? 1 yes, 0 no or cannot tell (why says when it could not
+ * be asked): a doubt shows the caller less, never more. */
+int slurmjobs_is_operator(struct slurm_ask *ask, const char *user, char *why, size_t whylen);
+/* The parser behind it: sacctmgr's "AdminLevel" line. */
+int slurmjobs_parse_admin_level(const char *text);
+
 /* Does this squeue state word mean the job no longer runs anywhere? */
 int slurmjobs_state_is_over(const char *state);
 

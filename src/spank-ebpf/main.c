@@ -42,6 +42,8 @@ static const struct command commands[] = {
 	{ "reconcile", cmd_reconcile, reconcile_options, NULL, NULL,
 	  CMD_CONFIG | CMD_ROOT | CMD_LOAD | CMD_SLURM,
 	  "drop holds of jobs Slurm says are gone; bring units in line" },
+	{ "top", cmd_top, top_options, NULL, NULL, CMD_CONFIG | CMD_LOAD | CMD_SLURM,
+	  "running jobs ranked by their probes' rates, live, from Prometheus" },
 	{ "summary", cmd_summary, summary_options, "JOBID", "which job?", CMD_CONFIG,
 	  "keep an ended job's Prometheus figures in its AdminComment" },
 	{ "help", cmd_help, no_options, "[COMMAND]", NULL, 0,
@@ -239,8 +241,11 @@ static void help_command(const struct command *c)
 	wrap(stdout, 0, 0, what);
 	printf("\nOptions:\n");
 	for (o = c->opts; o->name; o++) {
-		snprintf(opt, sizeof(opt), "--%s%s%s", o->name, o->arg ? "=" : "",
-			 o->arg ? o->arg : "");
+		if (OPT_LETTER_OF(o))
+			snprintf(opt, sizeof(opt), "-%c, --%s%s%s", OPT_LETTER_OF(o), o->name, o->arg ? "=" : "",
+				 o->arg ? o->arg : "");
+		else
+			snprintf(opt, sizeof(opt), "--%s%s%s", o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
 		wrap(stdout, printf("  %-18s ", opt), HELP_INDENT, o->what);
 	}
 	if (c->flags & CMD_CONFIG)
@@ -327,8 +332,25 @@ int parse_options(struct cmd *cmd, const char *vals[], const char *pos[], int ma
 			pos[(*npos)++] = a;
 			continue;
 		}
-		if (strncmp(a, "--", 2) != 0)
-			return usage_error(cmd, "unknown option \"%s\"", a);
+		if (strncmp(a, "--", 2) != 0) {
+			/* A short form: -d VALUE or -dVALUE, -n 3, -j. */
+			for (k = 0; opts[k].name; k++)
+				if (OPT_LETTER_OF(&opts[k]) && a[1] == OPT_LETTER_OF(&opts[k]))
+					break;
+			if (!opts[k].name || (a[2] && !opts[k].arg))
+				return usage_error(cmd, "unknown option \"%s\"", a);
+			if (!opts[k].arg)
+				vals[k] = "1";
+			else if (a[2])
+				vals[k] = a + 2;
+			else if (i + 1 < cmd->argc)
+				vals[k] = cmd->argv[++i];
+			else
+				return usage_error(cmd, "option -%c needs a value", OPT_LETTER_OF(&opts[k]));
+			if (opts[k].arg && !vals[k][0])
+				return usage_error(cmd, "option -%c needs a value", OPT_LETTER_OF(&opts[k]));
+			continue;
+		}
 		eq = strchr(a, '=');
 		len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 		for (k = 0; opts[k].name; k++)
@@ -415,6 +437,12 @@ static enum global command_globals(struct cmd *cmd)
 		if (g != GLOBAL_NONE)
 			continue;
 		cmd->argv[n++] = cmd->argv[from];
+		if (a[0] == '-' && a[1] && a[1] != '-' && !a[2]) {
+			for (o = cmd->command->opts; o->name; o++)
+				if (o->arg && OPT_LETTER_OF(o) == a[1] && i + 1 < cmd->argc)
+					cmd->argv[n++] = cmd->argv[++i]; /* its value ("-u -h") */
+			continue;
+		}
 		if (strncmp(a, "--", 2) != 0 || strchr(a, '='))
 			continue;
 		for (o = cmd->command->opts; o->name; o++)

@@ -228,6 +228,13 @@ int report_cluster_collect(const struct config *cfg, unsigned long job, const st
 /* (c and all are overwritten first: free them with report_cluster_free
  * and report_figures_free.) */
 
+/* The node of job nodes (Slurm's, expanded) a series' instance label
+ * names ("n1:941", "n1.example.org:941", "[fe80::1]:941"): its index,
+ * or -1 for a node outside them; host gets the instance's host either
+ * way (not yet printable). For `top` too. */
+struct hostlist;
+long cluster_instance_host(const struct hostlist *nodes, const char *labels, char *host, size_t len);
+
 /* The job summary kept in Slurm's accounting (report_summary.c): a token
  * "SE1:" + base32 of a compact text, stored by `spank-ebpf summary` at
  * the job's end (EpilogSlurmctld) beside whatever else the field holds. */

@@ -100,16 +100,16 @@ static void cluster_outside_add(struct cluster_read *r, const char *host)
 
 /* The job node named host or, for a host name with a domain
  * ("n1.example.org"), by its first label: its index, or -1. */
-static long cluster_job_node(const struct cluster_read *r, char *host)
+static long cluster_job_node(const struct hostlist *nodes, char *host)
 {
-	long k = hostlist_find(&r->nodes, host);
+	long k = hostlist_find(nodes, host);
 	char *dot = strchr(host, '.');
 
 	/* Not an IPv4 address's first number, nor an IPv6 address. */
 	if (k < 0 && dot && dot > host && strspn(host, "0123456789") != (size_t)(dot - host) &&
 	    host[0] != '[') {
 		*dot = 0;
-		k = hostlist_find(&r->nodes, host);
+		k = hostlist_find(nodes, host);
 		*dot = '.';
 	}
 	return k;
@@ -120,7 +120,7 @@ static long cluster_job_node(const struct cluster_read *r, char *host)
  * names); NULL for another node (kept in r->outside) or out of memory. */
 /* The job node a series' instance names (its host), or -1; host gets
  * it either way. */
-static long cluster_instance_node(struct cluster_read *r, const char *labels, char *host, size_t len)
+long cluster_instance_host(const struct hostlist *nodes, const char *labels, char *host, size_t len)
 {
 	char inst[256];
 	char *colon;
@@ -131,7 +131,12 @@ static long cluster_instance_node(struct cluster_read *r, const char *labels, ch
 	if (colon && !strchr(colon, ']'))
 		*colon = 0;
 	snprintf(host, len, "%.*s", (int)len - 1, inst);
-	return cluster_job_node(r, host);
+	return cluster_job_node(nodes, host);
+}
+
+static long cluster_instance_node(struct cluster_read *r, const char *labels, char *host, size_t len)
+{
+	return cluster_instance_host(&r->nodes, labels, host, len);
 }
 
 /* A job node already seen with series, or NULL: for the facts about

@@ -29,6 +29,9 @@ struct option_spec {
 };
 #define OPT_ALONE 1u /* a form of its own: usage shows "SUB --name", no operands */
 #define OPT_BY_SYSTEMD 2u /* that form is run by a systemd unit: --help lists it there */
+/* Its short form too: OPT_LETTER('d') takes -d VALUE (or -dVALUE). */
+#define OPT_LETTER(c) ((unsigned)(unsigned char)(c) << 8)
+#define OPT_LETTER_OF(o) ((char)(((o)->flags >> 8) & 0xffu))
 
 struct cmd;
 
@@ -64,7 +67,7 @@ struct command {
 #define CMD_SET_NAME 256u /* its operand is a set's name: "which" unless well-formed */
 
 /* The most rows an options table may have (struct cmd's opt[]). */
-#define CMD_OPTS_MAX 8
+#define CMD_OPTS_MAX 12
 
 struct cmd {
 	const char *name;
@@ -108,6 +111,7 @@ extern const struct option_spec linger_end_options[];
 extern const struct option_spec report_options[];
 extern const struct option_spec exporter_options[];
 extern const struct option_spec summary_options[];
+extern const struct option_spec top_options[];
 extern const struct option_spec no_options[]; /* hook, admit, help */
 
 int cmd_status(struct cmd *cmd);
@@ -120,6 +124,7 @@ int cmd_exporter(struct cmd *cmd); /* run by spank-ebpf-exporter@.service */
 int cmd_admit(struct cmd *cmd);    /* its ExecStartPost */
 int cmd_report(struct cmd *cmd);
 int cmd_summary(struct cmd *cmd); /* summary, and epilog-slurmctld (EpilogSlurmctld=) */
+int cmd_top(struct cmd *cmd);
 
 /* report's socket for users (spank-ebpf-report.socket; report_peer.c). */
 #define REPORT_SOCKET "/run/spank-ebpf-report.sock"

@@ -79,3 +79,17 @@ plugin_built_faces() {
 	done
 	top=${srcdir:-.}
 }
+
+# standin_tls DIR: a throwaway CA (DIR/ca.pem) and a certificate for
+# 127.0.0.1 signed by it (DIR/server.pem, DIR/server.key), for the
+# stand-in Prometheus' https: prometheus= on this host at a port any
+# user may bind is refused without a CA. Bails out when openssl cannot.
+standin_tls() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=test-ca \
+		-keyout "$1/ca.key" -out "$1/ca.pem" 2>/dev/null &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+		-keyout "$1/server.key" -out "$1/server.csr" 2>/dev/null &&
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$1/san.ext" &&
+	openssl x509 -req -in "$1/server.csr" -CA "$1/ca.pem" -CAkey "$1/ca.key" -CAcreateserial -days 2 \
+		-extfile "$1/san.ext" -out "$1/server.pem" 2>/dev/null || bail "openssl cannot make the stand-in's certificate"
+}

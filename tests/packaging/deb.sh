@@ -61,8 +61,8 @@ is "changelog: upstream version is configure's ($VERSION)" \
 dsc=$(cat "$D/slurm-spank-ebpf_$V.dsc")
 like "dsc: Format 3.0 (quilt)" "$dsc" '^Format: 3\.0 \(quilt\)$'
 like "dsc: Binary: the four packages" "$dsc" '^Binary: slurm-spank-ebpf, slurm-spank-ebpf-compute, slurm-spank-ebpf-submit, slurm-spank-ebpf-probes$'
-like "dsc: Build-Depends clang and libbpf-dev (for -probes' architectures), debhelper-compat (= 13), libcurl and json-c (the admin command's) and Slurm's headers" "$dsc" \
-	'^Build-Depends: clang \[amd64 arm64 ppc64el riscv64 s390x\], debhelper-compat \(= 13\), libbpf-dev \[amd64 arm64 ppc64el riscv64 s390x\], libcurl4-openssl-dev \| libcurl-dev, libjson-c-dev, libslurm-dev \| slurm-smd-dev'
+like "dsc: Build-Depends clang and libbpf-dev (for -probes' architectures), debhelper-compat (= 13), libcurl, json-c and ncurses (the admin command's) and Slurm's headers" "$dsc" \
+	'^Build-Depends: clang \[amd64 arm64 ppc64el riscv64 s390x\], debhelper-compat \(= 13\), libbpf-dev \[amd64 arm64 ppc64el riscv64 s390x\], libcurl4-openssl-dev \| libcurl-dev, libjson-c-dev, libncurses-dev, libslurm-dev \| slurm-smd-dev'
 like "debian/rules: --enable-probes on -probes' architectures (never an empty package)" \
 	"$(cat "$src/packaging/debian/rules")" '^PROBES_FLAG = --enable-probes$'
 like "debian/rules: hardening=+all" "$(cat "$src/packaging/debian/rules")" '^export DEB_BUILD_MAINT_OPTIONS = hardening=\+all$'
@@ -89,10 +89,11 @@ else
 	family=unknown s_base='?' s_compute='?' s_submit='?'
 fi
 diag "Slurm headers on this host: $family's"
-# shlibs: libc, and the admin command's libcurl and json-c.
-libs=$(deb_field "$base" Depends | sed -n 's/^\(libc6 ([^)]*), libcurl4 ([^)]*), libjson-c5 ([^)]*)\), .*/\1/p')
-like "base Depends: libc, libcurl and json-c found by shlibs (libslurm is not linked)" "$libs" \
-	'^libc6 \(>= [0-9.]+\), libcurl4 \(>= [0-9.~]+\), libjson-c5 \(>= [0-9.~]+\)$'
+# shlibs: libc, and the admin command's libcurl, json-c and ncurses (top's
+# full screen; libtinfo6 is ncurses' terminal database).
+libs=$(deb_field "$base" Depends | sed -n 's/^\(libc6 ([^)]*), libcurl4 ([^)]*), libjson-c5 ([^)]*), libncursesw6 ([^)]*), libtinfo6 ([^)]*)\), .*/\1/p')
+like "base Depends: libc, libcurl, json-c and ncurses found by shlibs (libslurm is not linked)" "$libs" \
+	'^libc6 \(>= [0-9.]+\), libcurl4 \(>= [0-9.~]+\), libjson-c5 \(>= [0-9.~]+\), libncursesw6 \(>= [0-9.~]+\), libtinfo6 \(>= [0-9.~]+\)$'
 is "base Depends: those, then $family's Slurm $SLURM_MAJMIN plugins, both bounds on one package" \
 	"$(deb_field "$base" Depends)" "$libs, $(range "$s_base")"
 is "compute Depends: base, systemd, $family's slurmd $SLURM_MAJMIN" "$(deb_field "$compute" Depends)" \

@@ -5,6 +5,7 @@
 . "${srcdir:-.}/tests/system/pace.sh"
 . "${srcdir:-.}/tests/system/real.sh"
 . "${srcdir:-.}/tests/system/jobmetrics.sh"
+. "${srcdir:-.}/tests/system/jmtop.sh"
 . "${srcdir:-.}/tests/system/dbd.sh"
 . "${srcdir:-.}/tests/system/upgrade.sh"
 . "${srcdir:-.}/tests/system/reportsock.sh"
@@ -18,13 +19,13 @@ system_suite() {
 	# release: what it checks is the probes' and the plugin's, the same
 	# on every release, and it takes a minute or two; one user's share
 	# of the probes' capacity (spank-io built for 4 jobs: half a
-	# minute) there too. The upgrade from the
+	# minute) and spank-ebpf top's ranking of three jobs there too. The upgrade from the
 	# release before probe sets on the oldest Slurm (its packages built
 	# for it too: two more minutes).
 	# Slurm's accounting (slurmdbd on MariaDB) once, on the oldest
 	# Slurm, turned off again after its scenario: the others run, as
 	# before, on squeue alone.
-	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share dbd jm_summary jm_sched upgrade" ;;
+	bookworm) SYS_MORE_SCENARIOS="real_sets job_metrics jm_user_share jm_top dbd jm_summary jm_sched upgrade" ;;
 	*)
 		# From 24.11 slurmd logs what a prolog/epilog writes to stderr
 		# only at debug2; with the journal as its only log, the plugin's
