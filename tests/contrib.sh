@@ -31,8 +31,9 @@ node=$(grep -o '"spank_ebpf_[a-z_]*\( \|"\|{\)' "$top/src/spank-ebpf/cmd_metrics
 ok_if "the probes' names, from report_figures.c" test "$(printf '%s\n' "$probes" | wc -l)" -ge 6
 ok_if "the fs set's names, from report_fs.c" test "$(printf '%s\n' "$probes" | grep -c '_fs_')" -eq 5
 # The network file systems' types: the command's one list
-# (report_fs_network), the rules' and the dashboard's regex alike.
-net=$(sed -n '/^bool report_fs_network/,/^}/p' "$top/src/spank-ebpf/report_fs.c" | sed -n 's/.*net\[\] = { \(.*\) };/\1/p' | tr -d '" ' | tr ',' '|')
+# (report_fs_net, which top's query also takes), the rules' and the
+# dashboard's regex alike.
+net=$(sed -n 's/^static const char \*const report_fs_net\[\] = { \(.*\) };/\1/p' "$top/src/spank-ebpf/report_fs.c" | tr -d '" ' | tr ',' '|')
 ok_if "the network fstypes, from report_fs.c" test -n "$net"
 for f in "$rules" "$dash"; do
 	got=$(grep -o 'fstype=~\\*"[^"\\]*' "$f" | sed 's/.*"//' | sort -u)

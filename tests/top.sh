@@ -171,7 +171,7 @@ is "... 7 queries, one per figure" "$(wc -l <"$d/prom.log")" 7
 like "... each ranked by Prometheus (topk) and summed by job and node, the jobs' IDs in the matcher" "$(head -n 1 "$d/prom.log")" \
 	'^/api/v1/query query=topk\(1000, sum by \(jobid, instance\) \(rate\(ebpf_exporter_spank_io_bytes_total\{jobid=~"61\|62\|63\|64\|65"\}\[60s\]\)\)\)$'
 like "... the fs column: network file systems alone, by fstype" "$(cat "$d/prom.log")" \
-	'fs_meta_ops_total\{jobid=~"61\|62\|63\|64\|65",fstype=~"nfs\|nfs4\|lustre\|gpfs\|beegfs\|ceph\|cifs\|smb3\|fuse\\\\\.\.\+"\}'
+	'fs_meta_ops_total\{jobid=~"61\|62\|63\|64\|65",fstype=~"nfs\|nfs4\|lustre\|gpfs\|beegfs\|ceph\|cifs\|smb3\|fuse\[\.\]\.\+"\}'
 unlike "... no control byte reaches the terminal" "$out" $'[\x01-\x08\x0b-\x1f\x7f]'
 
 # Each column orders the rows by the jobs' known loads.

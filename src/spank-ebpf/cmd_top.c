@@ -92,9 +92,6 @@ static const struct {
 	[TOP_OOM] = { "OOM", 4, "oom", "oom_kills", false },
 };
 
-/* The network file systems (FS-CONTRACT): the fs column counts these
- * alone, matched on Prometheus' side. The one place that lists them. */
-#define TOP_NETWORK_FSTYPES "nfs|nfs4|lustre|gpfs|beegfs|ceph|cifs|smb3|fuse\\\\..+"
 
 /* One query a figure (TOP_QUERIES a refresh), for the jobs matcher
  * names, over the last window seconds. Each sums by job and node (the
@@ -117,8 +114,8 @@ static int top_promql(int col, const char *matcher, unsigned int window, char *b
 		break;
 	case TOP_FS_OPS:
 		n = snprintf(buf, len, "topk(%d, sum by (jobid, instance, fstype) (rate(" P
-			     "fs_meta_ops_total{%s,fstype=~\"" TOP_NETWORK_FSTYPES "\"}[%us])))",
-			     TOP_TOPK, matcher, window);
+			     "fs_meta_ops_total{%s,fstype=~\"%s\"}[%us])))",
+			     TOP_TOPK, matcher, report_fs_network_regex(), window);
 		break;
 	case TOP_CPU_WAIT:
 		n = snprintf(buf, len, "topk(%d, sum by (jobid, instance) (rate(" P

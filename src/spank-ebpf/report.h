@@ -169,6 +169,8 @@ struct json_object *report_fs_json(const struct figures *f, unsigned int bad);
 /* A network file system's type (nfs, nfs4, lustre, gpfs, beegfs, ceph,
  * cifs, smb3, fuse.*): the one list the command keeps. */
 bool report_fs_network(const char *fstype);
+/* The same list as a PromQL regex ("nfs|nfs4|...|fuse[.].+"). */
+const char *report_fs_network_regex(void);
 /* fs_hist as prom_hist and back (quantiles, adding). */
 void report_fs_hist_get(const struct fs_hist *h, struct prom_hist *out);
 void report_fs_hist_put(struct fs_hist *h, const struct prom_hist *in);

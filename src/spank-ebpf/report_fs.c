@@ -26,17 +26,36 @@ const char *const report_fs_class_names[FS_CLASSES] = { "open",    "stat",  "set
 /* The network file systems: the command's one list, for the words, the
  * hint and spank-ebpf top (the contrib rules' regex is checked against
  * it by tests/contrib.sh). */
+/* The network file systems, and FUSE ("fuse.*"), which are served by
+ * a daemon and usually by the network too: the one list, which
+ * report_fs_network_regex gives Prometheus (top) and contrib.sh compares
+ * with the rules' and the dashboard's. */
+static const char *const report_fs_net[] = { "nfs", "nfs4", "lustre", "gpfs", "beegfs", "ceph", "cifs", "smb3" };
+#define REPORT_FS_FUSE_RE "fuse[.].+"
+
 bool report_fs_network(const char *fstype)
 {
-	static const char *const net[] = { "nfs", "nfs4", "lustre", "gpfs", "beegfs", "ceph", "cifs", "smb3" };
 	size_t i;
 
 	if (!strncmp(fstype, "fuse.", 5))
 		return true;
-	for (i = 0; i < sizeof(net) / sizeof(net[0]); i++)
-		if (!strcmp(fstype, net[i]))
+	for (i = 0; i < sizeof(report_fs_net) / sizeof(report_fs_net[0]); i++)
+		if (!strcmp(fstype, report_fs_net[i]))
 			return true;
 	return false;
+}
+
+const char *report_fs_network_regex(void)
+{
+	static char re[128];
+	size_t i, at = 0;
+
+	if (re[0])
+		return re;
+	for (i = 0; i < sizeof(report_fs_net) / sizeof(report_fs_net[0]); i++)
+		at += (size_t)snprintf(re + at, sizeof(re) - at, "%s|", report_fs_net[i]);
+	snprintf(re + at, sizeof(re) - at, "%s", REPORT_FS_FUSE_RE);
+	return re;
 }
 
 void report_fs_hist_get(const struct fs_hist *h, struct prom_hist *out)
