@@ -139,3 +139,35 @@ _sys_build_debs() {
 		SYS_INSTALLED=make-install
 	fi
 }
+
+# sys_exporter_provider ROOT: the test's own "site build" of ebpf_exporter
+# installed in the root filesystem ROOT (not booted yet): an empty package
+# that provides ebpf-exporter-binary, as a site with its own build would
+# (docs/OPERATING.md, "Installing ebpf_exporter"), so that
+# slurm-spank-ebpf-probes installs without the ebpf-exporter package: the
+# suites put the stand-in or build.sh's binary in place themselves. Made
+# once per run; dpkg --root, which runs no script (the package has none).
+# SYS_BARE=1 (a clean node installing from the repository) skips it.
+SYS_PROVIDER=sse-test-exporter-provider
+sys_exporter_provider() {
+	local root=$1 d deb
+	[ -z "${SYS_BARE:-}" ] || return 0
+	d=$RUN/provider
+	deb=$d/${SYS_PROVIDER}_1_all.deb
+	if [ ! -f "$deb" ]; then
+		mkdir -p "$d/pkg/DEBIAN"
+		cat >"$d/pkg/DEBIAN/control" <<CTL
+Package: $SYS_PROVIDER
+Version: 1
+Architecture: all
+Maintainer: slurm-spank-ebpf tests <tests@invalid>
+Provides: ebpf-exporter-binary
+Description: slurm-spank-ebpf tests: a site's own ebpf_exporter
+ Stands for a site's own build of ebpf_exporter in the test containers.
+CTL
+		dpkg-deb --root-owner-group -Zxz --build "$d/pkg" "$deb" >"$RUN/log/provider.log" 2>&1 ||
+			{ show "$(cat "$RUN/log/provider.log")"; bail "dpkg-deb --build of $SYS_PROVIDER failed"; }
+	fi
+	dpkg --root="$root" --force-script-chrootless -i "$deb" >>"$RUN/log/provider.log" 2>&1 ||
+		{ show "$(tail -n 5 "$RUN/log/provider.log")"; bail "dpkg --root=$root -i $SYS_PROVIDER failed"; }
+}
