@@ -171,3 +171,28 @@ CTL
 	dpkg --root="$root" --force-script-chrootless -i "$deb" >>"$RUN/log/provider.log" 2>&1 ||
 		{ show "$(tail -n 5 "$RUN/log/provider.log")"; bail "dpkg --root=$root -i $SYS_PROVIDER failed"; }
 }
+
+# sys_newer_tarball WHY: "version N+1" of TARBALL: the same tree with a new
+# Debian revision in the changelog (its entry saying WHY) and a comment
+# more in the packaged spank_ebpf.conf, so that the upgrade brings a new
+# conffile, in $RUN/dist2. Sets SYS_NEWER_TARBALL, SYS_NEWER_FROM (the
+# version TARBALL builds) and SYS_NEWER_V (the new one).
+sys_newer_tarball() {
+	local name dir
+	name=$(basename "$TARBALL" .tar.xz)
+	dir=$RUN/dist2/$name
+	rm -rf "$dir"
+	mkdir -p "$RUN/dist2"
+	tar -C "$RUN/dist2" -xJf "$TARBALL" || bail "could not unpack $TARBALL"
+	SYS_NEWER_FROM=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$dir/packaging/debian/changelog")
+	SYS_NEWER_V=${SYS_NEWER_FROM%-*}-$((${SYS_NEWER_FROM##*-} + 1))
+	{
+		printf '%s (%s) unstable; urgency=medium\n\n' "$(sed -n '1s/ .*//p' "$dir/packaging/debian/changelog")" "$SYS_NEWER_V"
+		printf '  * %s.\n\n' "$1"
+		printf ' -- slurm-spank-ebpf tests <tests@localhost>  %s\n\n' "$(date -R)"
+		cat "$dir/packaging/debian/changelog"
+	} >"$dir/packaging/debian/changelog.new" && mv "$dir/packaging/debian/changelog.new" "$dir/packaging/debian/changelog"
+	sed -i '1a # (rebuilt for the upgrade test)' "$dir/etc/spank_ebpf.conf.in"
+	tar -C "$RUN/dist2" -cJf "$RUN/dist2/$name.tar.xz" "$name" || bail "could not pack the newer tarball"
+	SYS_NEWER_TARBALL=$RUN/dist2/$name.tar.xz
+}
