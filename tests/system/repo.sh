@@ -12,6 +12,17 @@
 # exporter, the packaged binary, serves. Then apt refuses the repository
 # when its Packages file, or its InRelease, is tampered with.
 #
+# Then upgrades under running jobs, from the repository (repo_upgrade):
+# version N (this tree, as installed above) with one job holding the io
+# set and another the sched set; N+1 (this tree with a new Debian
+# revision, sys_newer_tarball) published in the same repository and
+# `apt-get upgrade`d; then `apt-get install` of N again (a downgrade): each
+# time both jobs' holds, their filter entries in the exporters' maps and
+# the io job's series survive, neither exporter is restarted, and
+# `spank-ebpf status` finds nothing wrong; the jobs' epilogs then release
+# cleanly. Last, `apt-get remove` of the packages under a running --ebpf
+# job: the job runs on and ends, the node is not drained.
+#
 # Sourced after tests/lib/tap.sh by tests/system/repo-<release>.sh:
 #   repo_suite RELEASE
 #
@@ -181,8 +192,8 @@ installed slurm-spank-ebpf-probes $v"
 	wait_job_done "$a"
 	jm_unplace
 	is "repo: job $a completed; the io set stopped; no hold left" \
-		"$(job_state "$a"); $(inst_states); holds $(state_count)" \
-		"COMPLETED; io=inactive sched=inactive; holds 0"
+		"$(job_state "$a"); $(inst_states); holds: $(_repo_holds)" \
+		"COMPLETED; io=inactive sched=inactive; holds: "
 	like "repo: spank-ebpf status finds nothing wrong" "$(ct "$SYS_ADMIN_CMD" status 2>&1)" '^health: healthy$'
 
 	# Tampered with, refused: the Packages index (its hashes no longer
@@ -203,6 +214,135 @@ installed slurm-spank-ebpf-probes $v"
 	ct sh -c 'rm -rf /var/lib/apt/lists/*127.0.0.1*'
 	_repo_apt update
 	is "repo: put back, the repository is accepted again (the refusals were the tampering's)" "exit=$?" "exit=0"
+	repo_upgrade
 	ct systemctl stop sse-repo-http
 	sys_finish
+}
+
+# _repo_publish FILE...: the repository made again of those packages
+# (every version given: apt offers the newest and keeps the others
+# installable) and served in place of the old.
+_repo_publish() {
+	rm -rf "$RUN/repo-debs" && mkdir -p "$RUN/repo-debs"
+	cp "$@" "$RUN/repo-debs/"
+	"$SYS_TOP/packaging/repo.sh" --key "$RUN/repo.key" --out "$RUN/repo" \
+		--apt "$SUITE=$RUN/repo-debs" >>"$RUN/log/repo.log" 2>&1 ||
+		{ show "$(tail -n 5 "$RUN/log/repo.log")"; bail "repo: packaging/repo.sh failed"; }
+	rm -rf "$NODE_ROOT$REPO_SERVED/apt"
+	cp -a "$RUN/repo/." "$NODE_ROOT$REPO_SERVED/"
+}
+
+# _repo_versions: each package's installed version, "-" without.
+_repo_versions() {
+	local p v
+	for p in slurm-spank-ebpf slurm-spank-ebpf-compute slurm-spank-ebpf-probes ebpf-exporter; do
+		v=$(ct dpkg-query -W -f='${db:Status-Status} ${Version}' "$p" 2>/dev/null)
+		case $v in installed\ *) echo "$p ${v#installed }" ;; *) echo "$p -" ;; esac
+	done
+}
+
+# _repo_holds: the holds in the state file (its second form, with probe
+# sets: "<jobid> <set>[,<set>...]" after its first line), sorted; nothing
+# without a hold (or a file).
+_repo_holds() {
+	state | grep -E '^[0-9]+ ' | sort -n
+}
+
+# _repo_held WHAT IO SCHED: what must hold across WHAT (an upgrade, a
+# downgrade): job IO on the io set and job SCHED on the sched set still
+# held and in their filters, the same exporter processes (REPO_PIO,
+# REPO_PSCHED) as before, IO's series served, status healthy.
+_repo_held() {
+	local what=$1 a=$2 b=$3
+	is "$what: both instances active, the same processes (no exporter restarted)" \
+		"$(inst_states); $(unit_main_pid spank-ebpf-exporter@io.service) $(unit_main_pid spank-ebpf-exporter@sched.service)" \
+		"io=active sched=active; $REPO_PIO $REPO_PSCHED"
+	is "$what: job $a in io's filter, job $b in sched's" \
+		"$(_jm_filter_jobs "$REPO_PIO"); $(_jm_filter_jobs "$REPO_PSCHED")" "$a; $b"
+	is "$what: the state holds both jobs, each for its set" "$(_repo_holds)" "$a io
+$b sched"
+	ok_if "$what: job $a's series still served" _repo_series "$a"
+	like "$what: spank-ebpf status finds nothing wrong" "$(ct "$SYS_ADMIN_CMD" status 2>&1)" '^health: healthy$'
+}
+
+repo_upgrade() {
+	local v1 v2 a b c d st
+	v1=$(ct dpkg-query -W -f='${Version}' slurm-spank-ebpf)
+	# N+1, built in the container as N was, published beside N.
+	sys_newer_tarball "rebuilt by tests/system/repo.sh: version N+1 of the upgrade"
+	v2=$SYS_NEWER_V
+	mv "$RUN/debs" "$RUN/debs-n"
+	TARBALL=$SYS_NEWER_TARBALL SYS_BUILD_DIR=$SYS_CDIR/build-n1 sys_build_debs || bail "upgrade: the N+1 build failed"
+	mv "$RUN/debs" "$RUN/debs-n1"
+	diag "upgrade: N $v1, N+1 $v2 ($SYS_DEBS_FROM)"
+	_repo_publish "$RUN"/debs-n/*.deb "$RUN"/debs-n1/*.deb "$EXPORTER_DEB"
+
+	c=$(journal_mark)
+	a=$(submit_work repo-io --ebpf=io) || { is "upgrade: sbatch --ebpf=io accepted" no yes; return; }
+	b=$(submit_work repo-sched --ebpf=sched) || { is "upgrade: sbatch --ebpf=sched accepted" no yes; return; }
+	wait_started repo-io
+	wait_started repo-sched
+	jm_place "$a" repo-io
+	REPO_PIO=$(unit_main_pid spank-ebpf-exporter@io.service)
+	REPO_PSCHED=$(unit_main_pid spank-ebpf-exporter@sched.service)
+	ok_if "upgrade: job $a's series served before" wait_until 60 "job $a's series" _repo_series "$a"
+	_repo_held "upgrade: under N" "$a" "$b"
+
+	# N+1 from the repository: apt-get update, apt-get upgrade (the
+	# site's edit of the plugin's line kept); slurmd restarted after, as
+	# the README says (no package script does).
+	_repo_apt update && _repo_apt upgrade -y -o Dpkg::Options::=--force-confold
+	st=$?
+	[ "$st" -eq 0 ] || show "$REPO_OUT"
+	is "upgrade: apt-get upgrade from the repository" "exit=$st" "exit=0"
+	is "upgrade: N+1 installed, ebpf-exporter unchanged" "$(_repo_versions)" \
+		"slurm-spank-ebpf $v2
+slurm-spank-ebpf-compute $v2
+slurm-spank-ebpf-probes $v2
+ebpf-exporter $(dpkg-deb -f "$EXPORTER_DEB" Version)"
+	sys_restart_slurmd || bail "upgrade: slurmd did not restart after the upgrade"
+	_repo_held "upgrade: after apt-get upgrade to N+1" "$a" "$b"
+
+	# Back to N: apt-get install of the older version.
+	_repo_apt install -y --allow-downgrades -o Dpkg::Options::=--force-confold \
+		"slurm-spank-ebpf=$v1" "slurm-spank-ebpf-compute=$v1" "slurm-spank-ebpf-probes=$v1"
+	st=$?
+	[ "$st" -eq 0 ] || show "$REPO_OUT"
+	is "downgrade: apt-get install of N" "exit=$st" "exit=0"
+	is "downgrade: N installed again" "$(_repo_versions | head -n 3)" \
+		"slurm-spank-ebpf $v1
+slurm-spank-ebpf-compute $v1
+slurm-spank-ebpf-probes $v1"
+	sys_restart_slurmd || bail "downgrade: slurmd did not restart after the downgrade"
+	_repo_held "downgrade: after apt-get install of N" "$a" "$b"
+
+	release repo-io
+	release repo-sched
+	wait_job_done "$a"
+	wait_job_done "$b"
+	is "upgrade: both jobs completed, both sets stopped, no hold left" \
+		"$(job_state "$a") $(job_state "$b"); $(inst_states); holds: $(_repo_holds)" \
+		"COMPLETED COMPLETED; io=inactive sched=inactive; holds: "
+	is "upgrade: each set started once and stopped once across both package changes" \
+		"$(unit_jobs_since "$c" spank-ebpf-exporter@io.service); $(unit_jobs_since "$c" spank-ebpf-exporter@sched.service)" \
+		"start stop; start stop"
+	like "upgrade: spank-ebpf status finds nothing wrong after" "$(ct "$SYS_ADMIN_CMD" status 2>&1)" '^health: healthy$'
+	diag "upgrade: plugin lines: $(plugin_log_since "$c" | tr '\n' '|')"
+	jm_unplace
+
+	# apt-get remove under a running --ebpf job.
+	c=$(journal_mark)
+	d=$(submit_work repo-rm --ebpf=io) || { is "remove: sbatch --ebpf=io accepted" no yes; return; }
+	wait_started repo-rm
+	_repo_apt remove -y slurm-spank-ebpf-compute slurm-spank-ebpf-probes slurm-spank-ebpf
+	st=$?
+	[ "$st" -eq 0 ] || show "$REPO_OUT"
+	is "remove: apt-get remove of the packages under job $d" "exit=$st" "exit=0"
+	is "remove: job $d still running" "$(job_state "$d")" RUNNING
+	release repo-rm
+	wait_job_done "$d"
+	is "remove: job $d completed; the node usable, not drained" \
+		"$(job_state "$d"); $(node_usable && echo usable) $(ct sinfo -h -N -o %T 2>&1 | grep -c drain)" \
+		"COMPLETED; usable 0"
+	diag "remove: plugin lines after the removal: $(plugin_log_since "$c" | tr '\n' '|')"
 }
