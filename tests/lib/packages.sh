@@ -189,7 +189,10 @@ sys_newer_tarball() {
 	{
 		printf '%s (%s) unstable; urgency=medium\n\n' "$(sed -n '1s/ .*//p' "$dir/packaging/debian/changelog")" "$SYS_NEWER_V"
 		printf '  * %s.\n\n' "$1"
-		printf ' -- slurm-spank-ebpf tests <tests@localhost>  %s\n\n' "$(date -R)"
+		# The date of the entry before it: the same sources every run,
+		# so that the build is kept and reused (_sys_debs_key).
+		printf ' -- slurm-spank-ebpf tests <tests@localhost>  %s\n\n' \
+			"$(sed -n 's/^ -- .*>  //p' "$dir/packaging/debian/changelog" | head -n 1)"
 		cat "$dir/packaging/debian/changelog"
 	} >"$dir/packaging/debian/changelog.new" && mv "$dir/packaging/debian/changelog.new" "$dir/packaging/debian/changelog"
 	sed -i '1a # (rebuilt for the upgrade test)' "$dir/etc/spank_ebpf.conf.in"
