@@ -199,3 +199,13 @@ sys_newer_tarball() {
 	tar -C "$RUN/dist2" -cJf "$RUN/dist2/$name.tar.xz" "$name" || bail "could not pack the newer tarball"
 	SYS_NEWER_TARBALL=$RUN/dist2/$name.tar.xz
 }
+
+# sys_pkg_versions PACKAGE...: "PACKAGE VERSION" per package as dpkg has
+# it installed in the container, "PACKAGE -" when it is not.
+sys_pkg_versions() {
+	local p v
+	for p in "$@"; do
+		v=$(ct dpkg-query -W -f='${db:Status-Status} ${Version}' "$p" 2>/dev/null)
+		case $v in installed\ *) echo "$p ${v#installed }" ;; *) echo "$p -" ;; esac
+	done
+}

@@ -234,11 +234,7 @@ _repo_publish() {
 
 # _repo_versions: each package's installed version, "-" without.
 _repo_versions() {
-	local p v
-	for p in slurm-spank-ebpf slurm-spank-ebpf-compute slurm-spank-ebpf-probes ebpf-exporter; do
-		v=$(ct dpkg-query -W -f='${db:Status-Status} ${Version}' "$p" 2>/dev/null)
-		case $v in installed\ *) echo "$p ${v#installed }" ;; *) echo "$p -" ;; esac
-	done
+	sys_pkg_versions slurm-spank-ebpf slurm-spank-ebpf-compute slurm-spank-ebpf-probes ebpf-exporter
 }
 
 # _repo_holds: the holds in the state file (its second form, with probe
