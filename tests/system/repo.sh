@@ -130,6 +130,12 @@ repo_suite() {
 	sys_build_debs || bail "the tarball has no packaging/debian"
 	diag "$SUITE: packages $(ls "$RUN/debs" | tr '\n' ' ')($SYS_DEBS_FROM)"
 	_repo_exporter_deb || { sys_finish; return; }
+	# lintian of this host, once (the same package serves every release).
+	if [ "$SUITE" = bookworm ]; then
+		need_cmd lintian
+		is "repo: lintian on the ebpf-exporter package: no error, no warning (overrides say why)" \
+			"$(lintian "$EXPORTER_DEB" 2>&1 | grep -E '^[EW]: ')" ""
+	fi
 	_repo_make
 	is "repo: the node has none of the packages, no ebpf_exporter, no Go" \
 		"$(ct sh -c 'dpkg-query -W -f="\${db:Status-Status} \${Package}\n" "slurm-spank-ebpf*" "ebpf-exporter*" 2>/dev/null | grep "^installed"; command -v ebpf_exporter go; ls /usr/local/bin/ebpf_exporter /usr/local/go 2>/dev/null')" ""
