@@ -10,7 +10,8 @@
 #   bench/exporter-ready.sh [RUNS]       (default 10)
 set -u
 runs=${1:-10}
-dir=${SYSTEM_EXPORTER_DIR:-${SYSTEM_CACHE:-/var/cache/slurm-spank-ebpf-tests}/exporter/v2.5.1-r1}
+# build.sh's result for the pinned version (packaging/ebpf-exporter/VERSION).
+dir=${SYSTEM_EXPORTER_DIR:-${SYSTEM_CACHE:-/var/cache/slurm-spank-ebpf-tests}/exporter/$(cat "$(dirname "$0")/../packaging/ebpf-exporter/VERSION")-r1}
 bin=$dir/bin/ebpf_exporter
 port=${EXPORTER_READY_PORT:-19435}
 [ "$(id -u)" -eq 0 ] || { echo "exporter-ready.sh: run as root (eBPF)" >&2; exit 1; }

@@ -11,8 +11,9 @@
 #   an_check_mode_fresh   --check --diff on hosts without the packages
 #                         (package files): completes, shows the plugin's
 #                         line it would write, changes nothing
-#   an_check_mode_repo    the same from a package repository made on each
-#                         host from the run's .debs (package_source=repo)
+#   an_check_mode_repo    the same from a signed package repository of the
+#                         run's .debs (packaging/repo.sh) the hosts have
+#                         (package_source=repo)
 #   a1_rollout            fresh rollout, then --ebpf jobs from ctl on both
 #                         nodes
 #   a2_idempotent         a second run changes nothing, restarts nothing
@@ -30,7 +31,8 @@
 #   a5_removal            state=absent: packages and declaration gone,
 #                         slurmd running; an edited spank_ebpf.conf kept by
 #                         remove, gone with purge
-#   an_repo_rollout       a real rollout from that repository
+#   an_repo_rollout       a real rollout from that repository, which the
+#                         role adds (slurm_spank_ebpf_repo_url, _repo_key)
 # ANSIBLE_PARTS="NAME..." runs only those parts, in the order given; each
 # expects what the parts before it in the list above leave (a2,
 # an_check_mode_change, a3, a4 and a5 a rollout; the check-mode parts
@@ -313,15 +315,28 @@ an_check_mode_change() {
 # repo-rollout: a real run from the repository (an_repo), on hosts
 # without the packages (after a5's purge).
 an_repo_rollout() {
-	local h
+	local h cand
 	an_repo
+	an_repo_undeclare
 	for h in $CL_HOSTS; do
-		is "repo-rollout: $h: no plugin package before" "$(cl_installed "$h")" ""
+		# apt-cache policy prints no Candidate line for a package no list
+		# names: "(none)" either way.
+		cand=$(on "$h" ct apt-cache policy slurm-spank-ebpf 2>&1 | sed -n 's/^ *Candidate: //p')
+		is "repo-rollout: $h: no plugin package before, none offered (no repository declared)" \
+			"$(cl_installed "$h"); ${cand:-(none)}" "; (none)"
 	done
 	cl_mark
-	play repo-rollout -e slurm_spank_ebpf_package_source=repo
+	# The role adds the signed repository (URL and key, as `make repo`
+	# lays it out), then installs from it.
+	play repo-rollout -e slurm_spank_ebpf_package_source=repo -e "slurm_spank_ebpf_repo_url=file://$AN_REPO" \
+		-e "slurm_spank_ebpf_repo_key=$RUN/an-repo/slurm-spank-ebpf.asc"
 	is "repo-rollout: the rollout from the repository succeeded" "$AN_RC" 0
 	for h in $CL_HOSTS; do
+		is "repo-rollout: $h: the role's source, signed-by the key it put in /usr/share/keyrings" \
+			"$(cat "${CL_ROOT[$h]}/etc/apt/sources.list.d/slurm-spank-ebpf.list" 2>&1 | grep -v '^#'); $(cmp "$RUN/an-repo/slurm-spank-ebpf.asc" "${CL_ROOT[$h]}/usr/share/keyrings/slurm-spank-ebpf.asc" 2>&1 && echo same key)" \
+			"deb [signed-by=/usr/share/keyrings/slurm-spank-ebpf.asc] file://$AN_REPO/apt $SUITE main; same key"
+		like "repo-rollout: $h: apt installed it from there" \
+			"$(on "$h" ct apt-cache policy slurm-spank-ebpf 2>&1 | grep -A1 '^ \*\*\*' | tail -n 1)" "file:$AN_REPO/apt $SUITE/main"
 		is "repo-rollout: $h: the role's packages" "$(cl_installed "$h")" "$(an_role_pkgs "$h")"
 		is "repo-rollout: $h: the repository's version" "$(pkg_version "$h")" "$AN_V1"
 		like "repo-rollout: $h: the plugin's line, with the path from dpkg-query -L" "$(on "$h" plugin_line)" \

@@ -12,7 +12,9 @@
 # <cache>/build.log. Errors: a message on stderr and a non-zero exit.
 #
 # Environment:
-#   EXPORTER_VERSION  module version to build (default v2.5.1)
+#   EXPORTER_VERSION  module version to build (default: the pin in
+#                     packaging/ebpf-exporter/VERSION, which the
+#                     ebpf-exporter package builds too)
 #   EXPORTER_CONFIGS  example configs to compile, space separated (default
 #                     below); each must attach here with --config.strict
 #   EXPORTER_CACHE    cache directory (default $SYSTEM_CACHE/exporter, that
@@ -72,7 +74,8 @@ set -u -o pipefail
 
 EXP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-EXP_VERSION=${EXPORTER_VERSION:-v2.5.1}
+# The one pin of the exporter's version: the package's (packaging/ebpf-exporter).
+EXP_VERSION=${EXPORTER_VERSION:-$(cat "$EXP_TOP/packaging/ebpf-exporter/VERSION" 2>/dev/null)}
 # Bump when the recipe of the result changes (flags, build root, layout).
 EXP_RECIPE=1
 # Bump when the build root's recipe changes.

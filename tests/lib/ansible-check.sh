@@ -171,25 +171,46 @@ an_check_line() {
 	like "$tag: $h: reported as a change" "$block" "^changed: \[$h\]"
 }
 
-# an_repo: a package repository on every host, of the run's first build
-# (debs-1), indexed with dpkg-scanpackages in $AN_REPO and declared
-# [trusted=yes] in /etc/apt/$AN_REPO_LIST; apt-get update reads that
-# source only (the hosts have no way to a Debian mirror; the lists of the
-# others stay). Once per run.
+# an_repo: the run's first build (debs-1) as `make repo` publishes it
+# (packaging/repo.sh, signed with a throwaway key: $RUN/an-repo), copied
+# to $AN_REPO on every host and declared there by hand, signed-by its key,
+# in /etc/apt/$AN_REPO_LIST (the check-mode part: "a repository the host
+# already has"); apt-get update reads that source only (the hosts have no
+# way to a Debian mirror; the lists of the others stay). Once per run.
+# an_repo_undeclare takes the declaration back: the rollout lets the role
+# add the repository (slurm_spank_ebpf_repo_url, _key).
+AN_REPO_KEY=/usr/share/keyrings/slurm-spank-ebpf-tests.gpg
 an_repo() {
-	local h
+	local h g=$RUN/an-gnupg
 	[ -z "${AN_REPO_DONE:-}" ] || return 0
+	mkdir -m 0700 "$g" && mkdir -p "$RUN/an-repo-debs"
+	GNUPGHOME=$g gpg --batch --quiet --passphrase '' --quick-gen-key \
+		'slurm-spank-ebpf test repository <repo@invalid>' rsa3072 sign never >"$RUN/log/an-gpg.log" 2>&1 &&
+		GNUPGHOME=$g gpg --batch --armor --pinentry-mode loopback --passphrase '' \
+			--export-secret-keys >"$RUN/an-repo.key" 2>>"$RUN/log/an-gpg.log" ||
+		bail "could not make a throwaway key (log: $RUN/log/an-gpg.log)"
+	cp "$RUN"/debs-1/*.deb "$RUN/an-repo-debs/"
+	"$SYS_TOP/packaging/repo.sh" --key "$RUN/an-repo.key" --out "$RUN/an-repo" \
+		--apt "$SUITE=$RUN/an-repo-debs" >"$RUN/log/an-repo.log" 2>&1 ||
+		bail "packaging/repo.sh failed: $(tail -n 3 "$RUN/log/an-repo.log")"
 	for h in $CL_HOSTS; do
 		mkdir -p "${CL_ROOT[$h]}$AN_REPO"
-		cp "$RUN"/debs-1/*.deb "${CL_ROOT[$h]}$AN_REPO/"
-		echo "deb [trusted=yes] file:$AN_REPO ./" >"${CL_ROOT[$h]}/etc/apt/$AN_REPO_LIST"
-		on "$h" ct sh -c "cd $AN_REPO && dpkg-scanpackages --multiversion . >Packages" >>"$RUN/log/repo-$h.log" 2>&1 ||
-			bail "dpkg-scanpackages failed on $h (log: $RUN/log/repo-$h.log)"
+		cp -a "$RUN/an-repo/." "${CL_ROOT[$h]}$AN_REPO/"
+		install -m 0644 "$RUN/an-repo/slurm-spank-ebpf.gpg" "${CL_ROOT[$h]}$AN_REPO_KEY"
+		echo "deb [signed-by=$AN_REPO_KEY] file:$AN_REPO/apt $SUITE main" >"${CL_ROOT[$h]}/etc/apt/$AN_REPO_LIST"
 		on "$h" ct apt-get update -q -o Dir::Etc::sourcelist="$AN_REPO_LIST" -o Dir::Etc::sourceparts=- \
 			-o APT::Get::List-Cleanup=0 >>"$RUN/log/repo-$h.log" 2>&1 ||
 			bail "apt-get update of the test repository failed on $h (log: $RUN/log/repo-$h.log)"
 	done
 	AN_REPO_DONE=1
+}
+
+an_repo_undeclare() {
+	local h
+	for h in $CL_HOSTS; do
+		rm -f "${CL_ROOT[$h]}/etc/apt/$AN_REPO_LIST" "${CL_ROOT[$h]}$AN_REPO_KEY"
+		on "$h" ct sh -c 'rm -f /var/lib/apt/lists/_srv_slurm-spank-ebpf-repo_*'
+	done
 }
 
 # The role's packages for HOST, as cl_installed prints them.

@@ -236,29 +236,15 @@ restarted_once() {
 
 # --- the newer build ---------------------------------------------------------------
 
-# an_newer_debs: the same tree with a new Debian revision in the
-# changelog (and a comment more in the packaged spank_ebpf.conf, so that
-# the upgrade brings a new conffile), built in node1 like the first.
+# an_newer_debs: the same tree with a new Debian revision
+# (sys_newer_tarball, packages.sh), built in node1 like the first.
 an_newer_debs() {
-	local name dir v v2 t0
-	name=$(basename "$TARBALL" .tar.xz)
-	dir=$RUN/dist2/$name
-	mkdir -p "$RUN/dist2"
-	tar -C "$RUN/dist2" -xJf "$TARBALL" || bail "could not unpack $TARBALL"
-	v=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$dir/packaging/debian/changelog")
-	v2=${v%-*}-$((${v##*-} + 1))
-	{
-		printf '%s (%s) unstable; urgency=medium\n\n' "$(sed -n '1s/ .*//p' "$dir/packaging/debian/changelog")" "$v2"
-		printf '  * Rebuilt by tests/cluster/ansible.sh: the newer build of the rolling upgrade.\n\n'
-		printf ' -- slurm-spank-ebpf tests <tests@localhost>  %s\n\n' "$(date -R)"
-		cat "$dir/packaging/debian/changelog"
-	} >"$dir/packaging/debian/changelog.new" && mv "$dir/packaging/debian/changelog.new" "$dir/packaging/debian/changelog"
-	sed -i '1a # (rebuilt for the upgrade test)' "$dir/etc/spank_ebpf.conf.in"
-	tar -C "$RUN/dist2" -cJf "$RUN/dist2/$name.tar.xz" "$name" || bail "could not pack the newer tarball"
+	local t0
+	sys_newer_tarball "rebuilt by tests/cluster/ansible.sh: the newer build of the rolling upgrade"
 	mv "$RUN/debs" "$RUN/debs-1"
 	t0=$(date +%s)
-	TARBALL=$RUN/dist2/$name.tar.xz on node1 sys_build_debs || bail "the newer build failed"
+	TARBALL=$SYS_NEWER_TARBALL on node1 sys_build_debs || bail "the newer build failed"
 	mv "$RUN/debs" "$RUN/debs-2"
-	AN_V1=$v AN_V2=$v2
-	diag "newer build $v2 in $(($(date +%s) - t0)) s ($SYS_DEBS_FROM): $(ls "$RUN/debs-2" | tr '\n' ' ')"
+	AN_V1=$SYS_NEWER_FROM AN_V2=$SYS_NEWER_V
+	diag "newer build $AN_V2 in $(($(date +%s) - t0)) s ($SYS_DEBS_FROM): $(ls "$RUN/debs-2" | tr '\n' ' ')"
 }

@@ -95,6 +95,8 @@ sys_prepare_root() {
 	install -m 0755 "$SYS_FILES/ebpf-exporter-standin" "$root/usr/local/libexec/ebpf-exporter-standin"
 	install -m 0644 "$SYS_FILES/ebpf_exporter.service" "$root/etc/systemd/system/$SYS_UNIT"
 	install -m 0755 "$SYS_FILES/payload" "$root/usr/local/bin/sse-payload"
+	# What satisfies -probes' dependency on the exporter (packages.sh).
+	sys_exporter_provider "$root"
 	# systemd 258 and later no longer boot on cgroup v1: where the host is
 	# hybrid (v1 controllers, as on this kind of machine), such a container
 	# gets a cgroup2-only hierarchy (without controllers); older ones get

@@ -139,3 +139,73 @@ _sys_build_debs() {
 		SYS_INSTALLED=make-install
 	fi
 }
+
+# sys_exporter_provider ROOT: the test's own "site build" of ebpf_exporter
+# installed in the root filesystem ROOT (not booted yet): an empty package
+# that provides ebpf-exporter-binary, as a site with its own build would
+# (docs/OPERATING.md, "Installing ebpf_exporter"), so that
+# slurm-spank-ebpf-probes installs without the ebpf-exporter package: the
+# suites put the stand-in or build.sh's binary in place themselves. Made
+# once per run; dpkg --root, which runs no script (the package has none).
+# SYS_BARE=1 (a clean node installing from the repository) skips it.
+SYS_PROVIDER=sse-test-exporter-provider
+sys_exporter_provider() {
+	local root=$1 d deb
+	[ -z "${SYS_BARE:-}" ] || return 0
+	d=$RUN/provider
+	deb=$d/${SYS_PROVIDER}_1_all.deb
+	if [ ! -f "$deb" ]; then
+		mkdir -p "$d/pkg/DEBIAN"
+		cat >"$d/pkg/DEBIAN/control" <<CTL
+Package: $SYS_PROVIDER
+Version: 1
+Architecture: all
+Maintainer: slurm-spank-ebpf tests <tests@invalid>
+Provides: ebpf-exporter-binary
+Description: slurm-spank-ebpf tests: a site's own ebpf_exporter
+ Stands for a site's own build of ebpf_exporter in the test containers.
+CTL
+		dpkg-deb --root-owner-group -Zxz --build "$d/pkg" "$deb" >"$RUN/log/provider.log" 2>&1 ||
+			{ show "$(cat "$RUN/log/provider.log")"; bail "dpkg-deb --build of $SYS_PROVIDER failed"; }
+	fi
+	dpkg --root="$root" --force-script-chrootless -i "$deb" >>"$RUN/log/provider.log" 2>&1 ||
+		{ show "$(tail -n 5 "$RUN/log/provider.log")"; bail "dpkg --root=$root -i $SYS_PROVIDER failed"; }
+}
+
+# sys_newer_tarball WHY: "version N+1" of TARBALL: the same tree with a new
+# Debian revision in the changelog (its entry saying WHY) and a comment
+# more in the packaged spank_ebpf.conf, so that the upgrade brings a new
+# conffile, in $RUN/dist2. Sets SYS_NEWER_TARBALL, SYS_NEWER_FROM (the
+# version TARBALL builds) and SYS_NEWER_V (the new one).
+sys_newer_tarball() {
+	local name dir
+	name=$(basename "$TARBALL" .tar.xz)
+	dir=$RUN/dist2/$name
+	rm -rf "$dir"
+	mkdir -p "$RUN/dist2"
+	tar -C "$RUN/dist2" -xJf "$TARBALL" || bail "could not unpack $TARBALL"
+	SYS_NEWER_FROM=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$dir/packaging/debian/changelog")
+	SYS_NEWER_V=${SYS_NEWER_FROM%-*}-$((${SYS_NEWER_FROM##*-} + 1))
+	{
+		printf '%s (%s) unstable; urgency=medium\n\n' "$(sed -n '1s/ .*//p' "$dir/packaging/debian/changelog")" "$SYS_NEWER_V"
+		printf '  * %s.\n\n' "$1"
+		# The date of the entry before it: the same sources every run,
+		# so that the build is kept and reused (_sys_debs_key).
+		printf ' -- slurm-spank-ebpf tests <tests@localhost>  %s\n\n' \
+			"$(sed -n 's/^ -- .*>  //p' "$dir/packaging/debian/changelog" | head -n 1)"
+		cat "$dir/packaging/debian/changelog"
+	} >"$dir/packaging/debian/changelog.new" && mv "$dir/packaging/debian/changelog.new" "$dir/packaging/debian/changelog"
+	sed -i '1a # (rebuilt for the upgrade test)' "$dir/etc/spank_ebpf.conf.in"
+	tar -C "$RUN/dist2" -cJf "$RUN/dist2/$name.tar.xz" "$name" || bail "could not pack the newer tarball"
+	SYS_NEWER_TARBALL=$RUN/dist2/$name.tar.xz
+}
+
+# sys_pkg_versions PACKAGE...: "PACKAGE VERSION" per package as dpkg has
+# it installed in the container, "PACKAGE -" when it is not.
+sys_pkg_versions() {
+	local p v
+	for p in "$@"; do
+		v=$(ct dpkg-query -W -f='${db:Status-Status} ${Version}' "$p" 2>/dev/null)
+		case $v in installed\ *) echo "$p ${v#installed }" ;; *) echo "$p -" ;; esac
+	done
+}

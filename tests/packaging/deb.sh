@@ -100,10 +100,13 @@ is "compute Depends: base, systemd, $family's slurmd $SLURM_MAJMIN" "$(deb_field
 	"slurm-spank-ebpf (= $V), systemd, $(range "$s_compute")"
 is "submit Depends: base, $family's client commands $SLURM_MAJMIN" "$(deb_field "$submit" Depends)" \
 	"slurm-spank-ebpf (= $V), $(range "$s_submit")"
-[ -z "$probes_arch" ] || is "probes Depends: base only (the configs are read by the exporter the base package's command starts)" \
-	"$(deb_field "$probes" Depends)" "slurm-spank-ebpf (= $V)"
+[ -z "$probes_arch" ] || is "probes Depends: ebpf-exporter or a site's own (ebpf-exporter-binary), and base" \
+	"$(deb_field "$probes" Depends)" "ebpf-exporter (>= 2.5.1~) | ebpf-exporter-binary, slurm-spank-ebpf (= $V)"
+# Slurm's families are never alternatives (one could meet one bound, the
+# other the other); the exporter's virtual package is the one on purpose.
 for p in "$base" "$compute" "$submit" ${probes_arch:+"$probes"}; do
-	unlike "$(basename "$p" | sed 's/_.*//'): no alternative (|) in Depends" "$(deb_field "$p" Depends)" '\|'
+	unlike "$(basename "$p" | sed 's/_.*//'): no alternative (|) in Depends but the exporter's" \
+		"$(deb_field "$p" Depends | sed 's/ebpf-exporter (>= [^)]*) | ebpf-exporter-binary//')" '\|'
 done
 
 for p in "$base" "$compute" "$submit" ${probes_arch:+"$probes"}; do

@@ -168,7 +168,8 @@ $(rich slurm)
 slurm-spank-ebpf = $VR
 EOF
 )"
-is "probes Requires: base only" "$(reqs "$probes")" "slurm-spank-ebpf = $VR"
+is "probes Requires: ebpf-exporter-binary (ebpf-exporter's, or a site's own) and base" "$(reqs "$probes")" "ebpf-exporter-binary
+slurm-spank-ebpf = $VR"
 like "source package BuildRequires clang and libbpf-devel (-probes)" "$(q --requires "$srpm" | grep -E '^(clang|libbpf-devel)$' | sort | tr '\n' ' ')" '^clang libbpf-devel $'
 like "source package BuildRequires Slurm's headers" "$(q --requires "$srpm")" '^\(slurm-devel or slurm-devel-ohpc\)$'
 like "source package BuildRequires ncurses-devel (spank-ebpf top's full screen)" "$(q --requires "$srpm")" '^ncurses-devel$'

@@ -12,10 +12,12 @@
 # these scenarios by hand and fails them in CI (CI=true), where .ci/run
 # builds it ahead.
 
-SYS_EXPORTER_DIR=${SYSTEM_EXPORTER_DIR:-$SYS_CACHE/exporter/v2.5.1-r1}
-# Where the packages' example unit runs it: configure's
-# --with-ebpf-exporter default (m4/x_ac_exporter.m4); debian/rules keeps it.
-SYS_EXPORTER_PATH=/usr/local/bin/ebpf_exporter
+SYS_EXPORTER_DIR=${SYSTEM_EXPORTER_DIR:-$SYS_CACHE/exporter/$(cat "${BASH_SOURCE[0]%/*}/../../packaging/ebpf-exporter/VERSION")-r1}
+# Where the packages' example unit and the sets' default run it: where
+# the ebpf-exporter package puts it (debian/rules' --with-ebpf-exporter).
+# The containers have the test's provider of ebpf-exporter-binary
+# (packages.sh) rather than that package: the binary is build.sh's.
+SYS_EXPORTER_PATH=/usr/bin/ebpf_exporter
 SYS_EXAMPLE_UNIT=/usr/share/doc/slurm-spank-ebpf/examples/ebpf_exporter.service
 SYS_EXPORTER_CONFDIR=/etc/ebpf_exporter
 SYS_REAL_CONFIGS="biolatency syscalls"

@@ -57,11 +57,7 @@ _upg_apt() {
 
 # _upg_versions: each plugin package's version, "-" when not installed.
 _upg_versions() {
-	local p v
-	for p in $UPG_PKGS; do
-		v=$(ct dpkg-query -W -f='${db:Status-Status} ${Version}' "$p" 2>/dev/null)
-		case $v in installed\ *) echo "$p ${v#installed }" ;; *) echo "$p -" ;; esac
-	done
+	sys_pkg_versions $UPG_PKGS
 }
 
 scn_upgrade() {
