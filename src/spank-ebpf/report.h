@@ -172,6 +172,9 @@ bool report_fs_network(const char *fstype);
 /* The same list as a PromQL regex ("nfs|nfs4|...|fuse[.].+"). */
 const char *report_fs_network_regex(void);
 /* fs_hist as prom_hist and back (quantiles, adding). */
+/* Is h's every bound a number, 0 or more, rising, and every count
+ * finite, 0 or more, not falling? */
+bool report_hist_ok(const struct prom_hist *h);
 void report_fs_hist_get(const struct fs_hist *h, struct prom_hist *out);
 void report_fs_hist_put(struct fs_hist *h, const struct prom_hist *in);
 /* The fs hint (heavy metadata on a network file system) into h, when

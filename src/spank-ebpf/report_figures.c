@@ -150,9 +150,7 @@ void report_take(struct figures *f, const struct prom_sample *s)
 	}
 }
 
-/* Is h's every bound a number, 0 or more, rising, and every count
- * finite, 0 or more, not falling? */
-static bool report_hist_ok(const struct prom_hist *h)
+bool report_hist_ok(const struct prom_hist *h)
 {
 	int i;
 

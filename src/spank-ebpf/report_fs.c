@@ -106,40 +106,23 @@ static double report_fs_p99(const struct fs_hist *h)
 	return prom_hist_quantile(&p, 0.99);
 }
 
-/* Bounds a number, 0 or more, rising; counts finite, 0 or more, not
- * falling. */
+/* The checks and the sorted insert are the io histograms' own
+ * (report_hist_ok, prom_hist_bucket), on a copy: one rule for both. */
 static bool report_fs_hist_ok(const struct fs_hist *h)
 {
-	int i;
+	static struct prom_hist p;
 
-	for (i = 0; i < h->n; i++)
-		if (isnan(h->le[i]) || h->le[i] < 0 || (i && h->le[i] <= h->le[i - 1]) ||
-		    !isfinite(h->cum[i]) || h->cum[i] < 0 || (i && h->cum[i] < h->cum[i - 1]))
-			return false;
-	return true;
+	report_fs_hist_get(h, &p);
+	return report_hist_ok(&p);
 }
 
-/* A bucket, kept sorted by bound (a bound seen twice keeps the last). */
 static void report_fs_hist_bucket(struct fs_hist *h, double le, double cum)
 {
-	int i, j;
+	static struct prom_hist p;
 
-	for (i = 0; i < h->n; i++)
-		if (h->le[i] == le) {
-			h->cum[i] = cum;
-			return;
-		}
-	if (h->n >= FS_HIST_MAX)
-		return;
-	for (i = 0; i < h->n && h->le[i] < le; i++)
-		;
-	for (j = h->n; j > i; j--) {
-		h->le[j] = h->le[j - 1];
-		h->cum[j] = h->cum[j - 1];
-	}
-	h->le[i] = le;
-	h->cum[i] = cum;
-	h->n++;
+	report_fs_hist_get(h, &p);
+	prom_hist_bucket(&p, le, cum);
+	report_fs_hist_put(h, &p);
 }
 
 static int report_fs_index(const char *const *names, int n, const char *labels, const char *key)
