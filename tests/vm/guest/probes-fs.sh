@@ -70,8 +70,9 @@ _fs_nfs_setup() {
 		ct timeout 60 mount -t nfs4 "127.0.0.1:$FS_EXPORT" "$FS_NFS"
 }
 
+# (No variable n here: tests/lib/tap.sh numbers its points in it.)
 vm_scenario_probes_fs() {
-	local a b c n o out k line op bf af ours theirs bad=0 checked=0
+	local a b c nj o out k line op bf af ours theirs bad=0 checked=0
 	diag "fs: Slurm $VM_SLURM on $VM_KERNEL"
 	ok_if "fs: the node takes jobs" wait_until 120 "node $NODE usable" node_usable
 	ct mkdir -p "$FS_TMP" "$FS_EXT4"
@@ -83,7 +84,7 @@ vm_scenario_probes_fs() {
 	# before the set's first job starts its instance.
 	ct modprobe nfsv4 >/dev/null 2>&1
 	ok_if "fs: this guest's NFS export mounted at $FS_NFS (nfs4 over loopback)" _fs_nfs_setup
-	diag "fs: mounts: $(ct findmnt -n -o TARGET,FSTYPE "$FS_TMP" "$FS_EXT4" "$FS_NFS" 2>&1 | tr '\n' '|')"
+	diag "fs: mounts: $(for k in "$FS_TMP" "$FS_EXT4" "$FS_NFS"; do ct findmnt -n -o TARGET,FSTYPE,SOURCE "$k"; done 2>&1 | tr '\n' '|')"
 
 	# tmpfs and ext4: three jobs at once, two of them observed.
 	a=$(_fs_work fs-a --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-a "$FS_COUNT" "$FS_TMP" "$FS_EXT4") ||
@@ -126,12 +127,12 @@ vm_scenario_probes_fs() {
 		is "fs: NFS checks run (the mount above)" no yes
 		return
 	fi
-	n=$(_fs_work fs-n --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-n "$FS_COUNT" "$FS_NFS" --nfs) ||
+	nj=$(_fs_work fs-n --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-n "$FS_COUNT" "$FS_NFS" --nfs) ||
 		{ is "fs: sbatch --ebpf=fs on NFS accepted" no yes; return; }
-	ok_if "fs: job $n did its calls on NFS" wait_started fs-n 600
+	ok_if "fs: job $nj did its calls on NFS" wait_started fs-n 600
 	out=$(SYS_STANDIN_PORT=$FS_PORT metrics)
-	printf '%s\n' "$out" | grep "jobid=\"$n\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
-	_fs_exact "$n" nfs4 "$FS_NFS" fs-n nfs
+	printf '%s\n' "$out" | grep "jobid=\"$nj\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
+	_fs_exact "$nj" nfs4 "$FS_NFS" fs-n nfs
 	# The RPCs by procedure against mountstats' counts over the job; only
 	# procedures with 20 calls or more are held to 5% (a few LOOKUP or
 	# ACCESS of the path's first walk can precede what the config knows
@@ -139,34 +140,34 @@ vm_scenario_probes_fs() {
 	while read -r k op bf af; do
 		[ "$k" = "$FS_NFS" ] || continue
 		theirs=$((af - bf))
-		ours=$(printf '%s\n' "$out" | awk -v l="jobid=\"$n\",mount=\"$FS_NFS\",procedure=\"$op\"" \
+		ours=$(printf '%s\n' "$out" | awk -v l="jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"$op\"" \
 			'index($1, "ebpf_exporter_spank_fs_nfs_rpcs_total{") == 1 && index($1, l) { s += $NF } END { printf "%.0f", s }')
 		[ "$theirs" -gt 0 ] || [ "$ours" -gt 0 ] || continue
-		diag "fs: NFS $op: mountstats $theirs, job $n $ours"
+		diag "fs: NFS $op: mountstats $theirs, job $nj $ours"
 		[ "$theirs" -ge 20 ] || continue
 		checked=$((checked + 1))
 		[ $(((ours - theirs) * 100)) -le $((theirs * 5)) ] && [ $(((theirs - ours) * 100)) -le $((theirs * 5)) ] ||
 			bad=$((bad + 1))
 	done <"$JOB_MARKS/fs-n.rpcs"
-	ok_if "fs: the NFS RPCs of job $n by procedure within 5% of mountstats' ($checked procedures of 20 calls or more, $bad off)" \
+	ok_if "fs: the NFS RPCs of job $nj by procedure within 5% of mountstats' ($checked procedures of 20 calls or more, $bad off)" \
 		test "$checked" -ge 2 -a "$bad" -eq 0
 	like "fs: ... its 2000 direct writes among them (WRITE)" \
-		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$n\",mount=\"$FS_NFS\",procedure=\"WRITE\"")" \
+		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"WRITE\"")" \
 		'^(2[0-9][0-9][0-9])$'
-	k=$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$n\"")
+	k=$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")
 	o=$(SYS_USER=$JM_OTHER _fs_work fs-o --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-o "$FS_COUNT" "$FS_NFS" --nfs) ||
 		{ is "fs: the other user's sbatch --ebpf=fs on NFS accepted" no yes; return; }
 	ok_if "fs: job $o ($JM_OTHER) did its calls on the same NFS mount" wait_started fs-o 600
 	_fs_is "$o" nfs4 "$FS_NFS" data_ops_total 'op="write"' $((FS_COUNT + 2100)) "its own writes, under its own ID"
-	is "fs: ... and job $n's RPCs did not move meanwhile" \
-		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$n\"")" "$k"
-	_fs_exact "$n" nfs4 "$FS_NFS" fs-n nfs
+	is "fs: ... and job $nj's RPCs did not move meanwhile" \
+		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")" "$k"
+	_fs_exact "$nj" nfs4 "$FS_NFS" fs-n nfs
 	diag "fs: dropped: $(SYS_STANDIN_PORT=$FS_PORT metrics | grep '^ebpf_exporter_spank_fs_dropped_total' | tr '\n' '|')"
 	release fs-n
 	release fs-o
-	wait_job_done "$n"
+	wait_job_done "$nj"
 	wait_job_done "$o"
-	is "fs: the jobs completed" "$(job_state "$a") $(job_state "$b") $(job_state "$c") $(job_state "$n") $(job_state "$o")" \
+	is "fs: the jobs completed" "$(job_state "$a") $(job_state "$b") $(job_state "$c") $(job_state "$nj") $(job_state "$o")" \
 		"COMPLETED COMPLETED COMPLETED COMPLETED COMPLETED"
 	is "fs: the set's instance stopped after the last job" "$(settled_unit_state spank-ebpf-exporter@fs.service)" inactive
 	ct umount "$FS_NFS" "$FS_EXT4" "$FS_TMP" 2>/dev/null
