@@ -15,7 +15,7 @@
  * spank_fs_mounts (its key begins with the job: the plugin deletes a
  * job's entries with its series); a job gets SPANK_FS_MOUNTS_PER_JOB
  * file systems, pseudo file systems (proc, sysfs, cgroup...) are not
- * recorded at all.
+ * recorded at all, nor the kernel's own (pipefs, sockfs, anon_inodefs...).
  */
 #ifndef SPANK_FS_BPF_H
 #define SPANK_FS_BPF_H
@@ -157,6 +157,9 @@ static const char spank_fs_pseudo[][16] = {
 	"proc", "sysfs", "cgroup", "cgroup2", "devpts", "devtmpfs", "mqueue", "debugfs",
 	"tracefs", "securityfs", "bpf", "configfs", "pstore", "efivarfs", "binfmt_misc",
 	"fusectl", "autofs", "rpc_pipefs", "nsfs", "hugetlbfs",
+	/* the kernel's own, of pipes, sockets, event fds... (a stat of
+	 * one, fstat of a standard output that is a pipe) */
+	"pipefs", "sockfs", "anon_inodefs", "pidfs", "bdev", "dmabuf", "aio", "secretmem",
 };
 
 static __always_inline int spank_fs_is_pseudo(const char *fstype)
