@@ -191,8 +191,6 @@ vm_guest_files() {
 	# probes/tests/verify.sh and what it sources, for the probes scenario.
 	mkdir -p "$root$VM_GUEST_DIR/src/tests"
 	cp -r "$SYS_TOP/probes" "$root$VM_GUEST_DIR/src/" || bail "could not copy probes/"
-	# bench/, for tests/vm/guest/bench-fs.sh (by hand).
-	cp -r "$SYS_TOP/bench" "$root$VM_GUEST_DIR/src/" || bail "could not copy bench/"
 	ln -sfn ../../lib "$root$VM_GUEST_DIR/src/tests/lib"
 	: >"$root$VM_GUEST_DIR/scenarios.list"
 	for f in "$@"; do
