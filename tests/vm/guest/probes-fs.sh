@@ -79,7 +79,8 @@ vm_scenario_probes_fs() {
 	ok_if "fs: a tmpfs at $FS_TMP" ct mount -t tmpfs -o mode=1777 sse-fs "$FS_TMP"
 	ok_if "fs: an ext4 file system at $FS_EXT4 (a loop device)" ct sh -c \
 		"truncate -s 256M /var/tmp/sse-fs-ext4.img && mkfs.ext4 -q -F /var/tmp/sse-fs-ext4.img &&
-		mount -o loop /var/tmp/sse-fs-ext4.img $FS_EXT4 && chmod 1777 $FS_EXT4"
+		mount -o loop /var/tmp/sse-fs-ext4.img $FS_EXT4 && chmod 1777 $FS_EXT4" ||
+		{ diag "fs: $(ct sh -c 'command -v mkfs.ext4 || echo no mkfs.ext4' 2>&1)"; return; }
 	# The NFS config's tracepoints are the nfs and sunrpc modules': loaded
 	# before the set's first job starts its instance.
 	ct modprobe nfsv4 >/dev/null 2>&1
