@@ -5,6 +5,13 @@
  *   probe_load read FILE N   4 KiB O_DIRECT reads of FILE, in order,
  *                            wrapping at its end (io: every read is a
  *                            block request)
+ *   probe_load cread FILE N  4 KiB buffered reads of FILE, in order,
+ *                            wrapping at its end: the page cache's
+ *                            (fs: every read is a data call, never a
+ *                            block request; read once before the timing)
+ *   probe_load meta DIR N    N files made, stat'ed and removed in DIR,
+ *                            one at a time (fs: three metadata calls
+ *                            each; the time per file)
  *   probe_load pipe N        N round trips of one byte between two
  *                            processes on one CPU, through two pipes
  *                            (sched: two context switches each)
@@ -81,6 +88,60 @@ static double load_read(const char *file, long n)
 	free(buf);
 	close(fd);
 	return t0;
+}
+
+/* load_read's, through the page cache: the file read whole once first. */
+static double load_cread(const char *file, long n)
+{
+	char buf[BLOCK];
+	struct stat st;
+	off_t blocks, b;
+	double t0;
+	long i;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die(file);
+	if (fstat(fd, &st) < 0 || (blocks = st.st_size / BLOCK) == 0) {
+		errno = EINVAL;
+		die("file smaller than one block");
+	}
+	for (b = 0; b < blocks; b++)
+		if (pread(fd, buf, BLOCK, b * BLOCK) != BLOCK)
+			die("pread");
+	b = 0;
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		if (pread(fd, buf, BLOCK, b * BLOCK) != BLOCK)
+			die("pread");
+		b = (b + 1) % blocks;
+	}
+	t0 = now_ns() - t0;
+	close(fd);
+	return t0;
+}
+
+static double load_meta(const char *dir, long n)
+{
+	char path[4096];
+	struct stat st;
+	double t0;
+	long i;
+	int fd;
+
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/probe_load.%ld", dir, i);
+		fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			die(path);
+		close(fd);
+		if (stat(path, &st) < 0)
+			die("stat");
+		if (unlink(path) < 0)
+			die("unlink");
+	}
+	return now_ns() - t0;
 }
 
 static void on_cpu(int cpu)
@@ -235,18 +296,22 @@ static double load_tcp(long n)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	int read_mode = !strcmp(mode, "read");
+	int read_mode = !strcmp(mode, "read") || !strcmp(mode, "cread") || !strcmp(mode, "meta");
 	long n = argc > 2 + read_mode ? atol(argv[2 + read_mode]) : 0;
 	double ns;
 
 	if (n <= 0 || argc != 3 + read_mode ||
 	    (!read_mode && strcmp(mode, "pipe") && strcmp(mode, "pingpong") && strcmp(mode, "tcp"))) {
-		fprintf(stderr, "usage: probe_load read FILE N | pipe N | pingpong N | tcp N\n");
+		fprintf(stderr, "usage: probe_load read FILE N | cread FILE N | meta DIR N | pipe N | pingpong N | tcp N\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (read_mode)
+	if (!strcmp(mode, "read"))
 		ns = load_read(argv[2], n);
+	else if (!strcmp(mode, "cread"))
+		ns = load_cread(argv[2], n);
+	else if (!strcmp(mode, "meta"))
+		ns = load_meta(argv[2], n);
 	else if (!strcmp(mode, "pipe"))
 		ns = load_pipe(n);
 	else if (!strcmp(mode, "pingpong"))

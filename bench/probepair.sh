@@ -20,7 +20,10 @@
 #
 # Usage (root, from the top of a built tree; EXPORTER as verify.sh):
 #   bench/probepair.sh CONFIG WORKLOAD [PAIRS]   e.g. spank-sched pingpong 15
-# WORKLOAD: pipe, pingpong, read (a 64 MiB file made here) or tcp.
+# WORKLOAD: pipe, pingpong, read (a 64 MiB file made here), cread (the
+# same, buffered, from the page cache), meta (create, stat, unlink on a
+# tmpfs mounted here) or tcp. PROBEPAIR_CONFIG_DIR: CONFIG's object and
+# YAML from there instead (bench/probe_floor.bpf.c's empty programs, say).
 set -u -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 config=${1:?config}
@@ -39,6 +42,7 @@ epid=""
 cleanup() {
 	[ -z "$epid" ] || { kill "$epid" 2>/dev/null; wait "$epid" 2>/dev/null; }
 	find "$cg2/probepair.$$" -depth -type d -exec rmdir {} \; 2>/dev/null
+	umount "$work/tmpfs" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -52,15 +56,27 @@ read)
 	dd if=/dev/urandom of="$work/file" bs=1M count=64 status=none || exit 1
 	args="read $work/file ${PROBEPAIR_READS:-20000}"
 	;;
+cread)
+	dd if=/dev/urandom of="$work/file" bs=1M count=16 status=none || exit 1
+	args="cread $work/file ${PROBEPAIR_READS:-200000}"
+	;;
+meta)
+	mkdir -p "$work/tmpfs" && mount -t tmpfs probepair "$work/tmpfs" || exit 1
+	args="meta $work/tmpfs ${PROBEPAIR_FILES:-20000}"
+	;;
 tcp) args="tcp ${PROBEPAIR_CONNS:-5000}" ;;
-*) echo "workload: pipe, pingpong, read or tcp" >&2; exit 1 ;;
+*) echo "workload: pipe, pingpong, read, cread, meta or tcp" >&2; exit 1 ;;
 esac
 ma=$(gcc -print-multiarch 2>/dev/null || true)
 flags=""
-[ "$config" != spank-sched ] || flags=-mcpu=v3 # as probes/Makefile.inc
-clang -target bpf -O2 -g -Wall -D__TARGET_ARCH_x86 ${ma:+-idirafter /usr/include/$ma} -I"$top/probes" $flags \
-	-c "$top/probes/$config.bpf.c" -o "$work/$config.bpf.o" || exit 1
-cp "$top/probes/$config.yaml" "$work/"
+case $config in spank-sched | spank-fs | spank-fs-nfs) flags=-mcpu=v3 ;; esac # as probes/Makefile.inc
+if [ -n "${PROBEPAIR_CONFIG_DIR:-}" ]; then
+	cp "$PROBEPAIR_CONFIG_DIR/$config.bpf.o" "$PROBEPAIR_CONFIG_DIR/$config.yaml" "$work/" || exit 1
+else
+	clang -target bpf -O2 -g -Wall -D__TARGET_ARCH_x86 ${ma:+-idirafter /usr/include/$ma} -I"$top/probes" $flags \
+		-c "$top/probes/$config.bpf.c" -o "$work/$config.bpf.o" || exit 1
+	cp "$top/probes/$config.yaml" "$work/"
+fi
 mkdir -p "$cg" || exit 1
 
 # probepair_admit PID: job_42 in every spank_jobs map of PID, all bits,

@@ -6,7 +6,7 @@
  * here may change without changing both sides.
  *
  * Every config object (spank-io, spank-sched, spank-sched-detail,
- * spank-net, spank-oom) has its
+ * spank-net, spank-oom, spank-fs, spank-fs-nfs) has its
  * own copy of each map below: an exporter process that loads several
  * configs holds several maps named SPANK_JOBS_MAP. The plugin updates
  * every one of them (found through /proc/<pid>/fdinfo of the exporter:
@@ -56,7 +56,7 @@
  * fails all the same (a map full) is counted, never silent, in the
  * config's spank_<config>_dropped_total map: key struct
  * spank_dropped_key, value __u64. Its key does not begin with a job ID:
- * the plugin leaves the four SPANK_*_DROPPED maps alone.
+ * the plugin leaves the SPANK_*_DROPPED maps alone.
  *
  * The kernel keeps only the first 15 characters of a map's name
  * (BPF_OBJ_NAME_LEN - 1): compare kernel names with strncmp over at most
@@ -92,11 +92,14 @@
 #define SPANK_CONFIG_NET "spank-net"
 #define SPANK_CONFIG_OOM "spank-oom"
 #define SPANK_CONFIG_SCHED_DETAIL "spank-sched-detail"
+#define SPANK_CONFIG_FS "spank-fs"
+#define SPANK_CONFIG_FS_NFS "spank-fs-nfs" /* the fs set's NFS RPCs: same bit */
 #define SPANK_JOB_IO (1u << 0)
 #define SPANK_JOB_SCHED (1u << 1)
 #define SPANK_JOB_NET (1u << 2)
 #define SPANK_JOB_OOM (1u << 3)
 #define SPANK_JOB_SCHED_DETAIL (1u << 4)
+#define SPANK_JOB_FS (1u << 5) /* spank-fs and spank-fs-nfs */
 
 /* The configs' drop counters (metric names; the kernel keeps 15
  * characters). */
@@ -105,8 +108,10 @@
 #define SPANK_NET_DROPPED "spank_net_dropped_total"
 #define SPANK_OOM_DROPPED "spank_oom_dropped_total"
 #define SPANK_SCHED_DETAIL_DROPPED "spank_sched_detail_dropped_total"
+#define SPANK_FS_DROPPED "spank_fs_dropped_total" /* both fs configs' */
 /* spank_dropped_key.reason */
 #define SPANK_DROP_FULL 0 /* the map was full: an update failed */
+#define SPANK_DROP_UNATTRIBUTED 1 /* no job could be found for it (spank-fs-nfs) */
 
 struct spank_dropped_key {
 	__u32 map; /* the config's own numbering, named in its YAML */

@@ -702,6 +702,78 @@ else
 	fi
 fi
 
+# --- spank-fs, spank-fs-nfs --------------------------------------------------
+
+# fentry/fexit programs: a kernel may refuse them (this project's CI host
+# does, EPERM at load). Then the exporter must refuse the config in
+# words, and the attribution below is proven under qemu instead
+# (tests/vm/probes-6.1.sh, probes-6.12.sh: tests/vm/guest/probes-fs.sh,
+# Slurm's jobs on tmpfs, ext4 and NFS); where the kernel takes them (the
+# guests of those suites), it runs here too.
+# The five configs' figures, before EPID is another exporter's.
+[ -n "$stats_main" ] || stats_main=$(for id in $(progs_of "$EPID"); do bpftool -j prog show id "$id"; echo; done)
+fs_cc() { "$BPF_CLANG" $BPF_FLAGS -mcpu=v3 -c "$TOP/$1.bpf.c" -o "$WORK/configs-fs/$1.bpf.o" >"$WORK/cc.log" 2>&1; }
+mkdir -p "$WORK/configs-fs" "$WORK/fs-tmp"
+for c in spank-fs spank-fs-nfs; do
+	fs_cc "$c"
+	tap_point "$c compiles ($BPF_CLANG $BPF_FLAGS -mcpu=v3)" $? || show "$(cat "$WORK/cc.log")"
+	cp "$TOP/$c.yaml" "$WORK/configs-fs/"
+done
+env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none timeout 60 "$EXPORTER" --config.check --config.strict \
+	--capabilities.keep=none --config.dir="$WORK/configs-fs" --config.names=spank-fs >"$WORK/check.log" 2>&1
+fs_rc=$?
+if [ "$fs_rc" -ne 0 ] && grep -q "spank_fs_.*operation not permitted\|program load failed: Operation not permitted\|failed to load: -1" "$WORK/check.log"; then
+	diag "spank-fs: $(grep -m 1 -i "not permitted" "$WORK/check.log")"
+	ok_if "spank-fs: this kernel ($(uname -r)) refuses fentry programs (EPERM at load): the exporter refuses the config, exit $fs_rc, in words; its attribution is checked under qemu (tests/vm/probes-6.1.sh, probes-6.12.sh)" \
+		grep -q "error loading bpf object from .*spank-fs.bpf.o" "$WORK/check.log"
+else
+	tap_point "spank-fs loads and attaches: --config.check --config.strict" "$fs_rc" ||
+		show "$(tail -n 20 "$WORK/check.log")"
+	if [ -d /sys/module/sunrpc ] && [ -d /sys/module/nfs ]; then
+		env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none timeout 60 "$EXPORTER" --config.check --config.strict \
+			--capabilities.keep=none --config.dir="$WORK/configs-fs" --config.names=spank-fs,spank-fs-nfs \
+			>"$WORK/check.log" 2>&1
+		tap_point "spank-fs-nfs loads and attaches beside spank-fs (the nfs and sunrpc modules loaded)" $? ||
+			show "$(tail -n 20 "$WORK/check.log")"
+	else
+		diag "spank-fs-nfs: the nfs and sunrpc modules are not loaded here: not attached (tests/vm/guest/probes-fs.sh does)"
+	fi
+fi
+if [ "$fs_rc" -eq 0 ] && mount -t tmpfs sse-fs "$WORK/fs-tmp" && start_exporter "$WORK/configs-fs" spank-fs; then
+	# 42 with the fs bit (32), 43 without any entry: the same calls.
+	admit "$EPID" job_42 42 32 || bail "cannot admit job 42 to spank-fs"
+	fs_work='import os, sys
+w = sys.argv[1]; buf = b"x" * 4096
+os.mkdir(w)
+fd = os.open(w + "/data", os.O_CREAT | os.O_RDWR, 0o644)
+for _ in range(100): os.write(fd, buf)
+os.lseek(fd, 0, 0)
+for _ in range(100): os.read(fd, 4096)
+os.close(fd)
+for i in range(50): os.close(os.open(w + "/f%d" % i, os.O_CREAT | os.O_WRONLY, 0o644))
+for i in range(50): os.stat(w + "/f%d" % i)
+for i in range(50): os.unlink(w + "/f%d" % i)
+r, p = os.pipe()
+for _ in range(100): os.write(p, buf[:512]); os.read(r, 512)
+os.unlink(w + "/data"); os.rmdir(w)'
+	run_in "$(task 42)" python3 -c "$fs_work" "$WORK/fs-tmp/j42"
+	run_in "$(task 43)" python3 -c "$fs_work" "$WORK/fs-tmp/j43"
+	fsv() { value "ebpf_exporter_spank_fs_$1{fstype=\"tmpfs\",jobid=\"42\",mount=\"$WORK/fs-tmp\",op=\"$2\"}"; }
+	is "fs: job 42's 100 write() and 100 read() on tmpfs, with its type and mount point" \
+		"$(fsv data_ops_total write) $(fsv data_ops_total read)" "100 100"
+	is "fs: ... 409600 bytes each way" "$(fsv data_bytes_total write) $(fsv data_bytes_total read)" "409600 409600"
+	is "fs: ... its 51 files made, 50 stat, 51 unlink, 1 mkdir, 1 rmdir, no plain open" \
+		"$(fsv meta_ops_total create) $(fsv meta_ops_total stat) $(fsv meta_ops_total unlink) $(fsv meta_ops_total mkdir) $(fsv meta_ops_total rmdir) $(fsv meta_ops_total open)" \
+		"51 50 51 1 1 0"
+	is "fs: ... no series of its pipe (no data call but on tmpfs and /)" \
+		"$(scrape | grep '^ebpf_exporter_spank_fs_data_ops_total' | grep 'jobid="42"' | grep -v -e "mount=\"$WORK/fs-tmp\"" -e 'mount="/"' | grep -c . || true)" 0
+	ok_if "fs: nothing of job 43 (no entry), which made the same calls" none_of 43 spank_fs
+	stop_exporter
+else
+	[ "$fs_rc" -ne 0 ] || tap_point "fs: the spank-fs exporter started on a tmpfs" 1
+fi
+umount "$WORK/fs-tmp" 2>/dev/null
+
 # --- cost -------------------------------------------------------------------
 
 diag "bpf_stats (kernel.bpf_stats_enabled=1) of the four configs' programs over the run above:"

@@ -26,6 +26,8 @@ uint32_t jobmap_config_bits(const char *configs)
 		{ SPANK_CONFIG_NET, SPANK_JOB_NET },
 		{ SPANK_CONFIG_OOM, SPANK_JOB_OOM },
 		{ SPANK_CONFIG_SCHED_DETAIL, SPANK_JOB_SCHED_DETAIL },
+		{ SPANK_CONFIG_FS, SPANK_JOB_FS },
+		{ SPANK_CONFIG_FS_NFS, SPANK_JOB_FS },
 	};
 	const char *c = configs;
 	uint32_t bits = 0;
@@ -54,7 +56,7 @@ static bool jobmap_is_drop_counter(const char *name)
 {
 	static const char *const drops[] = { SPANK_IO_DROPPED, SPANK_SCHED_DROPPED,
 					     SPANK_NET_DROPPED, SPANK_OOM_DROPPED,
-					     SPANK_SCHED_DETAIL_DROPPED };
+					     SPANK_SCHED_DETAIL_DROPPED, SPANK_FS_DROPPED };
 	size_t i, len;
 
 	for (i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {

@@ -15,6 +15,8 @@ static const struct probekernel_need {
 	{ "spank-sched-detail", 5, 11, "task storage in tracing programs" },
 	{ "spank-net", 5, 11, "the kernel the project's configs are built and verified for" },
 	{ "spank-oom", 5, 11, "the kernel the project's configs are built and verified for" },
+	{ "spank-fs-nfs", 6, 1, "fentry/fexit programs (and the nfs and sunrpc modules loaded)" },
+	{ "spank-fs", 6, 1, "fentry/fexit programs, bpf_loop and hash maps allocated as they fill, in tracing programs" },
 };
 
 int probekernel_parse(const char *release, int *major, int *minor)

@@ -141,6 +141,34 @@ metrics_samples() {
 		END { if (n) printf "%.0f\n", s; else print "down" }'
 }
 
+# metric_sum PORT METRIC LABELS: the sum of METRIC's samples on PORT's
+# exporter whose labels include LABELS (e.g. 'jobid="5",operation="write"',
+# in the exposition's order: by name), 0 when none, "down" when nothing
+# answers on PORT.
+metric_sum() {
+	SYS_STANDIN_PORT=$1 metrics | awk -v m="$2" -v l="$3" '
+		{ seen = 1 }
+		index($1, m "{") == 1 && index($1, l) { s += $NF }
+		END { if (!seen) print "down"; else printf "%.0f\n", s }'
+}
+
+# metric_series PORT JOB: how many series of PORT's exporter carry jobid JOB.
+metric_series() {
+	SYS_STANDIN_PORT=$1 metrics | grep -c "jobid=\"$2\""
+}
+
+# metric_at_least PORT METRIC LABELS N: metric_sum is N or more.
+metric_at_least() {
+	local v
+	v=$(metric_sum "$1" "$2" "$3")
+	[ "$v" != down ] && [ "$v" -ge "$4" ]
+}
+
+# metric_no_series PORT JOB: no series of JOB on PORT.
+metric_no_series() {
+	[ "$(metric_series "$1" "$2")" -eq 0 ]
+}
+
 # samples_above FROM: SYS_SAMPLES's sum is above FROM (for wait_until:
 # an exporter's counter moves only when it next reads its maps).
 samples_above() {

@@ -231,7 +231,11 @@ EOF
 is "submit: files (a metapackage)" "$(contents "$submit")" "/usr/share/doc/slurm-spank-ebpf-submit -> slurm-spank-ebpf"
 pdir=/usr/lib/$triplet/slurm-spank-ebpf/ebpf_exporter
 if [ -n "$probes_arch" ]; then
-	is "probes: files (5 BPF objects and their YAML, in the sets' default config_dir)" "$(contents "$probes")" "$(sort <<EOF
+	is "probes: files (7 BPF objects and their YAML, in the sets' default config_dir)" "$(contents "$probes")" "$(sort <<EOF
+$pdir/spank-fs-nfs.bpf.o
+$pdir/spank-fs-nfs.yaml
+$pdir/spank-fs.bpf.o
+$pdir/spank-fs.yaml
 $pdir/spank-io.bpf.o
 $pdir/spank-io.yaml
 $pdir/spank-net.bpf.o

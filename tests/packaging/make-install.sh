@@ -71,7 +71,7 @@ is "nothing else in plugstack.conf.d" "$(ls -A "$conf/plugstack.conf.d")" "spank
 # default config_dir: the directory spank-ebpf exporter passes as
 # --config.dir to the template unit's ebpf_exporter.
 probesdir=$D$(mkexpand pkglibdir)/ebpf_exporter
-probe_files="spank-io.bpf.o spank-io.yaml spank-net.bpf.o spank-net.yaml spank-oom.bpf.o spank-oom.yaml spank-sched-detail.bpf.o spank-sched-detail.yaml spank-sched.bpf.o spank-sched.yaml"
+probe_files="spank-fs-nfs.bpf.o spank-fs-nfs.yaml spank-fs.bpf.o spank-fs.yaml spank-io.bpf.o spank-io.yaml spank-net.bpf.o spank-net.yaml spank-oom.bpf.o spank-oom.yaml spank-sched-detail.bpf.o spank-sched-detail.yaml spank-sched.bpf.o spank-sched.yaml"
 if [ -n "$(mkvar probes_DATA)" ]; then
 	is "the BPF configs in $(mkexpand pkglibdir)/ebpf_exporter" "$(ls "$probesdir" 2>&1 | tr '\n' ' ')" "$probe_files "
 else

@@ -106,9 +106,13 @@ EOF
 )"
 is "submit: no files (a metapackage)" "$(files "$submit")" ""
 pdir=$libdir/slurm-spank-ebpf/ebpf_exporter
-is "probes: 5 BPF objects and their YAML, in the sets' default config_dir" "$(files "$probes")" "$(sort -k3 <<EOF
+is "probes: 7 BPF objects and their YAML, in the sets' default config_dir" "$(files "$probes")" "$(sort -k3 <<EOF
 drwxr-xr-x - $libdir/slurm-spank-ebpf
 drwxr-xr-x - $pdir
+-rw-r--r-- - $pdir/spank-fs-nfs.bpf.o
+-rw-r--r-- - $pdir/spank-fs-nfs.yaml
+-rw-r--r-- - $pdir/spank-fs.bpf.o
+-rw-r--r-- - $pdir/spank-fs.yaml
 -rw-r--r-- - $pdir/spank-io.bpf.o
 -rw-r--r-- - $pdir/spank-io.yaml
 -rw-r--r-- - $pdir/spank-net.bpf.o

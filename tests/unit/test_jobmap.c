@@ -180,8 +180,20 @@ static void test_older_probes_still_bumped(void)
 	jobmap_close(&m);
 }
 
+/* The fs set's two configs give a job the same bit: spank-fs-nfs's
+ * programs see the jobs spank-fs sees. */
+static void test_fs_configs_one_bit(void)
+{
+	ok(jobmap_config_bits("spank-fs") == SPANK_JOB_FS, "bits: spank-fs has the fs bit");
+	ok(jobmap_config_bits("spank-fs-nfs") == SPANK_JOB_FS, "bits: spank-fs-nfs has the same bit");
+	ok(jobmap_config_bits("spank-io,spank-fs,spank-fs-nfs") == (SPANK_JOB_IO | SPANK_JOB_FS),
+	   "bits: io and fs together, each once");
+	ok(jobmap_config_bits("spank-fsx,spank-f") == 0, "bits: names only alike have none");
+}
+
 int main(void)
 {
+	test_fs_configs_one_bit();
 	test_no_lost_update();
 	test_no_value_comes_back();
 	test_older_probes_still_bumped();

@@ -46,6 +46,23 @@ static void test_probekernel_boundaries(void)
 	   "check: both on 6.1");
 }
 
+/* The fs set: fentry/fexit and bpf_loop, 6.1 (the kernel its programs
+ * were verified on); its NFS config likewise. */
+static void test_probekernel_fs(void)
+{
+	char err[300] = "";
+
+	ok(probekernel_check("spank-fs", "5.10.0-32-cloud-amd64", err, sizeof(err)) < 0 &&
+		   strstr(err, "config spank-fs cannot run on this node's kernel 5.10.0-32-cloud-amd64: it needs Linux 6.1 or newer (") != NULL,
+	   "check: spank-fs refused on 5.10, in words");
+	ok(probekernel_check("spank-fs", "5.15.0-130-generic", err, sizeof(err)) < 0, "check: spank-fs refused on 5.15");
+	ok(probekernel_check("spank-fs,spank-fs-nfs", "6.1.0-50-cloud-amd64", err, sizeof(err)) == 0,
+	   "check: spank-fs and spank-fs-nfs on 6.1");
+	ok(probekernel_check("spank-io,spank-fs-nfs", "6.0.19", err, sizeof(err)) < 0 &&
+		   strstr(err, "config spank-fs-nfs ") != NULL,
+	   "check: spank-fs-nfs refused on 6.0, by name");
+}
+
 static void test_probekernel_list(void)
 {
 	char err[300] = "";
@@ -65,6 +82,7 @@ int main(void)
 	test_probekernel_parse();
 	test_probekernel_sched_on_510();
 	test_probekernel_boundaries();
+	test_probekernel_fs();
 	test_probekernel_list();
 	return tap_done();
 }

@@ -13,7 +13,9 @@
 SYS_ADMIN_CMD=/usr/sbin/spank-ebpf
 
 # The sets the guest's jobs ask for: tests/system's (io, sched,
-# sched-detail: real.sh) and the oom set.
+# sched-detail: real.sh), the oom set and the fs set (its NFS config
+# needs the nfs modules loaded: tests/vm/guest/probes-fs.sh loads them
+# before its first job).
 _vm_sets_file() {
 	_real_sets_file
 	cat <<EOT
@@ -22,6 +24,12 @@ _vm_sets_file() {
 description = Processes of the job the OOM killer chose
 configs = spank-oom
 listen = 127.0.0.1:943
+linger = 0
+
+[fs]
+description = File system calls, bytes and metadata latency, NFS RPCs of the job
+configs = spank-fs,spank-fs-nfs
+listen = 127.0.0.1:945
 linger = 0
 EOT
 }
@@ -46,6 +54,7 @@ _vm_node_files() {
 	install -m 0644 "$SYS_TOP/tests/vm/files/sse-vm-addr.service" "$NODE_ROOT/etc/systemd/system/"
 	ln -sf ../sse-vm-addr.service "$NODE_ROOT/etc/systemd/system/multi-user.target.wants/sse-vm-addr.service"
 	install -m 0755 "$SYS_TOP/tests/vm/files/vm-work" "$NODE_ROOT/usr/local/bin/sse-vm-work"
+	install -m 0755 "$SYS_TOP/tests/vm/files/vm-fs-work" "$NODE_ROOT/usr/local/bin/sse-vm-fs-work"
 	cat >"$NODE_ROOT$VM_GUEST_DIR/vm-env.sh" <<EOT
 NODE=$NODE SYS_USER=$SYS_USER JOB_MARKS=$JOB_MARKS STATE=$STATE SUBMIT_ERR=/tmp/sbatch.err
 SYS_UNIT=$SYS_UNIT SYS_SETS_FILE=$SYS_SETS_FILE SYS_ADMIN_CMD=$SYS_ADMIN_CMD JM_OTHER=sse-other
@@ -91,6 +100,29 @@ vm_node_setup() {
 	_real_have || { sys_finish; return 1; }
 	real_setup
 	ct useradd -m -s /bin/sh sse-other || bail "useradd sse-other failed"
+}
+
+# vm_nfs_packages: nfs-kernel-server and nfs-common (and e2fsprogs:
+# trixie's minimal root has no mkfs.ext4) installed in the node's root (stopped, still mounted: VM_NODE_FILES), from its release's
+# archive through the host's network (the container has none), for the
+# guest's NFS server (tests/vm/guest/probes-fs.sh). Not in the shared
+# root filesystems' package list: that would rebuild every cached root.
+# Their services are not started here (policy-rc.d), nor enabled at boot.
+vm_nfs_packages() {
+	local r=$NODE_ROOT rc=0
+	printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d" && chmod 0755 "$r/usr/sbin/policy-rc.d"
+	mount --bind /proc "$r/proc" && mount --bind /dev "$r/dev" || { diag "vm: could not bind /proc, /dev"; return 1; }
+	cp -L /etc/resolv.conf "$r/etc/resolv.conf.sse" 2>/dev/null
+	mv -f "$r/etc/resolv.conf" "$r/etc/resolv.conf.sse-orig" 2>/dev/null
+	cp "$r/etc/resolv.conf.sse" "$r/etc/resolv.conf"
+	timeout 600 chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+		sh -c 'apt-get -q update && apt-get -q install -y --no-install-recommends nfs-kernel-server nfs-common e2fsprogs' \
+		>"$RUN/log/nfs-packages.log" 2>&1 || rc=$?
+	rm -f "$r/etc/resolv.conf" "$r/etc/resolv.conf.sse" "$r/usr/sbin/policy-rc.d"
+	mv -f "$r/etc/resolv.conf.sse-orig" "$r/etc/resolv.conf" 2>/dev/null
+	umount "$r/dev" "$r/proc"
+	ok_if "vm: nfs-kernel-server installed in the node (apt-get in its root: $RUN/log/nfs-packages.log)" test "$rc" -eq 0
+	[ "$rc" -eq 0 ] || show "$(tail -n 5 "$RUN/log/nfs-packages.log")"
 }
 
 # vm_node_image SCENARIO...: the container powered off, Slurm's own

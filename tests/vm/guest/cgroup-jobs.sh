@@ -2,31 +2,6 @@
 # (cgroup/v2, proctrack/cgroup, task/cgroup), counted by the project's io
 # and oom sets on a real kernel. Nothing here makes or moves a cgroup.
 
-# _vm_sum PORT METRIC LABELS: the sum of METRIC's samples whose labels
-# include LABELS (e.g. 'jobid="5",operation="write"'), 0 when none, "down"
-# when nothing answers on PORT.
-_vm_sum() {
-	SYS_STANDIN_PORT=$1 metrics | awk -v m="$2" -v l="$3" '
-		{ seen = 1 }
-		index($1, m "{") == 1 && index($1, l) { s += $NF }
-		END { if (!seen) print "down"; else printf "%.0f\n", s }'
-}
-
-# _vm_series PORT JOB: how many series of PORT's exporter carry jobid JOB.
-_vm_series() {
-	SYS_STANDIN_PORT=$1 metrics | grep -c "jobid=\"$2\""
-}
-
-_vm_at_least() {
-	local v
-	v=$(_vm_sum "$1" "$2" "$3")
-	[ "$v" != down ] && [ "$v" -ge "$4" ]
-}
-
-_vm_no_series() {
-	[ "$(_vm_series "$1" "$2")" -eq 0 ]
-}
-
 # _vm_job_dir JOB: the name Slurm gives JOB's cgroup directory: job_<id>,
 # or (26.05 and later, by default) the SLUID the plugin recorded for it.
 _vm_job_dir() {
@@ -78,19 +53,19 @@ vm_scenario_cgroup_jobs() {
 		"memory\\.max' set to '$((256 << 20))' for '/sys/fs/cgroup$jcg'"
 
 	ok_if "io: job $a's writes counted under jobid=$a: the batch step's 2000 and the srun step's 2000" \
-		wait_until 60 "4000 writes of job $a" _vm_at_least 941 ebpf_exporter_spank_io_latency_seconds_count "jobid=\"$a\",operation=\"write\"" 4000
-	cnt=$(_vm_sum 941 ebpf_exporter_spank_io_latency_seconds_count "jobid=\"$a\",operation=\"write\"")
+		wait_until 60 "4000 writes of job $a" metric_at_least 941 ebpf_exporter_spank_io_latency_seconds_count "jobid=\"$a\",operation=\"write\"" 4000
+	cnt=$(metric_sum 941 ebpf_exporter_spank_io_latency_seconds_count "jobid=\"$a\",operation=\"write\"")
 	ok_if "io: ... and not many more: the job's own (4000 to 4400: $cnt)" test "$cnt" -ge 4000 -a "$cnt" -le 4400
-	cnt=$(_vm_sum 941 ebpf_exporter_spank_io_bytes_total "jobid=\"$a\",operation=\"write\"")
+	cnt=$(metric_sum 941 ebpf_exporter_spank_io_bytes_total "jobid=\"$a\",operation=\"write\"")
 	ok_if "io: ... 4 KiB each (at least 16384000 bytes: $cnt)" test "$cnt" -ge 16384000
-	is "io: nothing at all for job $b (another user's, no --ebpf)" "$(_vm_series 941 "$b")" 0
+	is "io: nothing at all for job $b (another user's, no --ebpf)" "$(metric_series 941 "$b")" 0
 	out=$(ct "$SYS_ADMIN_CMD" report "$a" 2>&1)
 	diag "io: spank-ebpf report $a: $(echo "$out" | tr '\n' '|')"
 	like "io: spank-ebpf report $a: its write requests and latency" "$out" \
 		'I/O write  [1-9][0-9]* requests, [1-9][0-9]* bytes, latency p50 [0-9.]* s, p99 [0-9.]* s'
 	release vm-a
 	wait_job_done "$a"
-	ok_if "io: after job $a: none of its series left" wait_until 60 "job $a's series gone" _vm_no_series 941 "$a"
+	ok_if "io: after job $a: none of its series left" wait_until 60 "job $a's series gone" metric_no_series 941 "$a"
 	is "io: ... while the instance runs on for job $k" "$(settled_unit_state spank-ebpf-exporter@io.service)" active
 
 	# A job over its --mem: the kernel's OOM killer in the job's cgroup.
@@ -101,13 +76,13 @@ vm_scenario_cgroup_jobs() {
 		{ is "oom: sbatch --mem=64M --ebpf=oom accepted" no yes; return; }
 	wait_started vm-oom 180
 	ok_if "oom: job $o's process over its --mem=64M, killed: counted under jobid=$o" \
-		wait_until 30 "job $o's OOM kill" _vm_at_least 943 ebpf_exporter_spank_oom_kills_total "jobid=\"$o\"" 1
+		wait_until 30 "job $o's OOM kill" metric_at_least 943 ebpf_exporter_spank_oom_kills_total "jobid=\"$o\"" 1
 	is "oom: no OOM kill for any other job" \
 		"$(SYS_STANDIN_PORT=943 metrics | grep '^ebpf_exporter_spank_oom_kills_total{' | grep -vc "jobid=\"$o\"")" 0
 	release vm-oom
 	wait_job_done "$o" 120
 	is "oom: job $o ended OUT_OF_MEMORY (Slurm saw the kill too)" "$(job_state "$o")" OUT_OF_MEMORY
-	ok_if "oom: after job $o: none of its series left" wait_until 30 "job $o's oom series gone" _vm_no_series 943 "$o"
+	ok_if "oom: after job $o: none of its series left" wait_until 30 "job $o's oom series gone" metric_no_series 943 "$o"
 
 	release vm-b
 	release vm-keep

@@ -1,0 +1,175 @@
+# In the VM (tests/vm/files/guest): the fs set (spank-fs, spank-fs-nfs)
+# on a real kernel, with jobs through Slurm in the cgroups Slurm makes,
+# read from the set's own instance (127.0.0.1:945, started by the jobs as
+# the plugin starts it): a job's calls on tmpfs, ext4 and NFS (this
+# guest exporting a directory and mounting it over loopback with -t
+# nfs4: the two-node harness is not used yet) counted exactly, with
+# their file system type and mount point; another user's job at the
+# same time under its own ID only; a job without --ebpf not at all; pipe
+# I/O not at all; the NFS RPCs by procedure against the kernel's own
+# /proc/self/mountstats. Payload: sse-vm-fs-work (tests/vm/files).
+
+FS_PORT=945
+FS_TMP=/mnt/sse-fs-tmp
+FS_EXT4=/mnt/sse-fs-ext4
+FS_NFS=/mnt/sse-fs-nfs
+FS_EXPORT=/srv/sse-fs-nfs
+# Data calls of each payload per file system (4 KiB each).
+FS_COUNT=500
+
+_fs_work() {
+	local name=$1
+	shift
+	submit -J "$name" -o "$JOB_MARKS/$name-%j.out" "$@"
+}
+
+# _fs_is JOB FSTYPE MOUNT METRIC LABEL=VALUE EXPECTED WHAT: one series'
+# value, exactly. The labels as the exposition orders them, by name:
+# class before fstype, op after mount.
+_fs_is() {
+	local v l="fstype=\"$2\",jobid=\"$1\",mount=\"$3\""
+	case $5 in
+	class=*) l="$5,$l" ;;
+	*) l="$l,$5" ;;
+	esac
+	v=$(metric_sum "$FS_PORT" "ebpf_exporter_spank_fs_$4" "$l")
+	is "fs: job $1 on $2 $3: $7" "$v" "$6"
+}
+
+# _fs_exact JOB FSTYPE MOUNT NAME [nfs]: the payload's calls (see
+# sse-vm-fs-work), each counted once.
+_fs_exact() {
+	local j=$1 t=$2 m=$3 w=$FS_COUNT c=1001 u=1001
+	[ "${5:-}" != nfs ] || { w=$((FS_COUNT + 2100)); c=1003; u=1003; }
+	_fs_is "$j" "$t" "$m" data_ops_total 'op="write"' "$w" "$w write() calls"
+	_fs_is "$j" "$t" "$m" data_bytes_total 'op="write"' $((w * 4096)) "... of $((w * 4096)) bytes"
+	_fs_is "$j" "$t" "$m" data_ops_total 'op="read"' "$FS_COUNT" "$FS_COUNT read() calls"
+	_fs_is "$j" "$t" "$m" data_bytes_total 'op="read"' $((FS_COUNT * 4096)) "... of $((FS_COUNT * 4096)) bytes"
+	_fs_is "$j" "$t" "$m" meta_ops_total 'op="create"' "$c" "$c files made (create)"
+	_fs_is "$j" "$t" "$m" meta_ops_total 'op="stat"' 1000 "1000 stat"
+	_fs_is "$j" "$t" "$m" meta_ops_total 'op="unlink"' "$u" "$u unlink"
+	_fs_is "$j" "$t" "$m" meta_ops_total 'op="mkdir"' 1 "1 mkdir"
+	_fs_is "$j" "$t" "$m" meta_ops_total 'op="rmdir"' 1 "1 rmdir"
+	_fs_is "$j" "$t" "$m" meta_ops_total 'op="open"' 0 "no plain open (every open made its file)"
+	_fs_is "$j" "$t" "$m" meta_latency_seconds_count 'class="namespace"' $((u + 2)) \
+		"namespace latency: the $u unlink, the mkdir and the rmdir"
+	_fs_is "$j" "$t" "$m" meta_latency_seconds_count 'class="stat"' 1000 "stat latency: 1000"
+	if [ "${5:-}" = nfs ]; then
+		_fs_is "$j" "$t" "$m" meta_ops_total 'op="fsync"' 1 "1 fsync"
+	fi
+}
+
+# _fs_nfs_setup: this guest's NFS server (nfs-kernel-server, installed
+# in the node before the image was made: tests/vm/suite.sh) exporting
+# FS_EXPORT, mounted at FS_NFS over loopback.
+_fs_nfs_setup() {
+	ct test -x /usr/sbin/exportfs || { diag "fs: no nfs-kernel-server in the node"; return 1; }
+	ct mkdir -p "$FS_EXPORT" "$FS_NFS" && ct chmod 1777 "$FS_EXPORT" &&
+		ct sh -c "echo '$FS_EXPORT 127.0.0.1(rw,sync,no_subtree_check,insecure)' >/etc/exports" &&
+		ct timeout 60 systemctl restart nfs-server >/dev/null 2>&1 &&
+		ct timeout 60 mount -t nfs4 "127.0.0.1:$FS_EXPORT" "$FS_NFS"
+}
+
+# (No variable n here: tests/lib/tap.sh numbers its points in it.)
+vm_scenario_probes_fs() {
+	local a b c nj o out k line op bf af ours theirs bad=0 checked=0
+	diag "fs: Slurm $VM_SLURM on $VM_KERNEL"
+	ok_if "fs: the node takes jobs" wait_until 120 "node $NODE usable" node_usable
+	ct mkdir -p "$FS_TMP" "$FS_EXT4"
+	ok_if "fs: a tmpfs at $FS_TMP" ct mount -t tmpfs -o mode=1777 sse-fs "$FS_TMP"
+	ok_if "fs: an ext4 file system at $FS_EXT4 (a loop device)" ct sh -c \
+		"truncate -s 256M /var/tmp/sse-fs-ext4.img && mkfs.ext4 -q -F /var/tmp/sse-fs-ext4.img &&
+		mount -o loop /var/tmp/sse-fs-ext4.img $FS_EXT4 && chmod 1777 $FS_EXT4" ||
+		{ diag "fs: $(ct sh -c 'command -v mkfs.ext4 || echo no mkfs.ext4' 2>&1)"; return; }
+	# The NFS config's tracepoints are the nfs and sunrpc modules': loaded
+	# before the set's first job starts its instance.
+	ct modprobe nfsv4 >/dev/null 2>&1
+	ok_if "fs: this guest's NFS export mounted at $FS_NFS (nfs4 over loopback)" _fs_nfs_setup
+	diag "fs: mounts: $(for k in "$FS_TMP" "$FS_EXT4" "$FS_NFS"; do ct findmnt -n -o TARGET,FSTYPE,SOURCE "$k"; done 2>&1 | tr '\n' '|')"
+
+	# tmpfs and ext4: three jobs at once, two of them observed.
+	a=$(_fs_work fs-a --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-a "$FS_COUNT" "$FS_TMP" "$FS_EXT4") ||
+		{ is "fs: sbatch --ebpf=fs accepted" no yes; return; }
+	b=$(SYS_USER=$JM_OTHER _fs_work fs-b --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-b "$FS_COUNT" "$FS_TMP" "$FS_EXT4") ||
+		{ is "fs: the other user's sbatch --ebpf=fs accepted" no yes; return; }
+	c=$(_fs_work fs-c /usr/local/bin/sse-vm-fs-work fs-c "$FS_COUNT" "$FS_TMP" "$FS_EXT4") ||
+		{ is "fs: sbatch without --ebpf accepted" no yes; return; }
+	ok_if "fs: job $a (--ebpf=fs) did its calls" wait_started fs-a 300
+	ok_if "fs: job $b ($JM_OTHER, --ebpf=fs) did its calls, on the same file systems at once" wait_started fs-b 300
+	ok_if "fs: job $c (no --ebpf) did its calls" wait_started fs-c 300
+	is "fs: the fs set's instance runs" "$(settled_unit_state spank-ebpf-exporter@fs.service)" active
+	out=$(SYS_STANDIN_PORT=$FS_PORT metrics)
+	diag "fs: job $a's series: $(printf '%s\n' "$out" | grep "jobid=\"$a\"" | grep -v _bucket | grep -c .)"
+	printf '%s\n' "$out" | grep "jobid=\"$a\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
+	_fs_exact "$a" tmpfs "$FS_TMP" fs-a
+	_fs_exact "$a" ext4 "$FS_EXT4" fs-a
+	_fs_exact "$b" tmpfs "$FS_TMP" fs-b
+	_fs_exact "$b" ext4 "$FS_EXT4" fs-b
+	is "fs: nothing at all for job $c (no --ebpf)" "$(metric_series "$FS_PORT" "$c")" 0
+	is "fs: no series of a pipe (pipefs) for job $a: its pipe I/O is no data call" \
+		"$(printf '%s\n' "$out" | grep "jobid=\"$a\"" | grep -c 'fstype="pipefs"')" 0
+	is "fs: the set's series are the contract's, and nothing dropped" \
+		"$(printf '%s\n' "$out" | grep '^ebpf_exporter_spank_fs_' | sed 's/{.*//' | sort -u | tr '\n' ' ')" \
+		"$(printf '%s\n' ebpf_exporter_spank_fs_data_bytes_total ebpf_exporter_spank_fs_data_ops_total \
+			ebpf_exporter_spank_fs_meta_latency_seconds_bucket ebpf_exporter_spank_fs_meta_latency_seconds_count \
+			ebpf_exporter_spank_fs_meta_latency_seconds_sum ebpf_exporter_spank_fs_meta_ops_total | sort -u | tr '\n' ' ')"
+	release fs-a
+	release fs-b
+	release fs-c
+	wait_job_done "$a"
+	wait_job_done "$b"
+	wait_job_done "$c"
+	ok_if "fs: after jobs $a and $b: none of their series left" wait_until 60 "their series gone" \
+		eval "metric_no_series $FS_PORT $a && metric_no_series $FS_PORT $b"
+
+	# NFS: one job alone (mountstats counts the mount's every RPC), then
+	# another user's on the same mount while it waits.
+	if ! ct findmnt -n "$FS_NFS" >/dev/null 2>&1; then
+		is "fs: NFS checks run (the mount above)" no yes
+		return
+	fi
+	nj=$(_fs_work fs-n --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-n "$FS_COUNT" "$FS_NFS" --nfs) ||
+		{ is "fs: sbatch --ebpf=fs on NFS accepted" no yes; return; }
+	ok_if "fs: job $nj did its calls on NFS" wait_started fs-n 600
+	out=$(SYS_STANDIN_PORT=$FS_PORT metrics)
+	printf '%s\n' "$out" | grep "jobid=\"$nj\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
+	_fs_exact "$nj" nfs4 "$FS_NFS" fs-n nfs
+	# The RPCs by procedure against mountstats' counts over the job; only
+	# procedures with 20 calls or more are held to 5% (a few LOOKUP or
+	# ACCESS of the path's first walk can precede what the config knows
+	# of the mount).
+	while read -r k op bf af; do
+		[ "$k" = "$FS_NFS" ] || continue
+		theirs=$((af - bf))
+		ours=$(printf '%s\n' "$out" | awk -v l="jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"$op\"" \
+			'index($1, "ebpf_exporter_spank_fs_nfs_rpcs_total{") == 1 && index($1, l) { s += $NF } END { printf "%.0f", s }')
+		[ "$theirs" -gt 0 ] || [ "$ours" -gt 0 ] || continue
+		diag "fs: NFS $op: mountstats $theirs, job $nj $ours"
+		[ "$theirs" -ge 20 ] || continue
+		checked=$((checked + 1))
+		[ $(((ours - theirs) * 100)) -le $((theirs * 5)) ] && [ $(((theirs - ours) * 100)) -le $((theirs * 5)) ] ||
+			bad=$((bad + 1))
+	done <"$JOB_MARKS/fs-n.rpcs"
+	ok_if "fs: the NFS RPCs of job $nj by procedure within 5% of mountstats' ($checked procedures of 20 calls or more, $bad off)" \
+		test "$checked" -ge 2 -a "$bad" -eq 0
+	like "fs: ... its 2000 direct writes among them (WRITE)" \
+		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"WRITE\"")" \
+		'^(2[0-9][0-9][0-9])$'
+	k=$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")
+	o=$(SYS_USER=$JM_OTHER _fs_work fs-o --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-o "$FS_COUNT" "$FS_NFS" --nfs) ||
+		{ is "fs: the other user's sbatch --ebpf=fs on NFS accepted" no yes; return; }
+	ok_if "fs: job $o ($JM_OTHER) did its calls on the same NFS mount" wait_started fs-o 600
+	_fs_is "$o" nfs4 "$FS_NFS" data_ops_total 'op="write"' $((FS_COUNT + 2100)) "its own writes, under its own ID"
+	is "fs: ... and job $nj's RPCs did not move meanwhile" \
+		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")" "$k"
+	_fs_exact "$nj" nfs4 "$FS_NFS" fs-n nfs
+	diag "fs: dropped: $(SYS_STANDIN_PORT=$FS_PORT metrics | grep '^ebpf_exporter_spank_fs_dropped_total' | tr '\n' '|')"
+	release fs-n
+	release fs-o
+	wait_job_done "$nj"
+	wait_job_done "$o"
+	is "fs: the jobs completed" "$(job_state "$a") $(job_state "$b") $(job_state "$c") $(job_state "$nj") $(job_state "$o")" \
+		"COMPLETED COMPLETED COMPLETED COMPLETED COMPLETED"
+	is "fs: the set's instance stopped after the last job" "$(settled_unit_state spank-ebpf-exporter@fs.service)" inactive
+	ct umount "$FS_NFS" "$FS_EXT4" "$FS_TMP" 2>/dev/null
+}
