@@ -155,6 +155,17 @@ vm_scenario_probes_fs() {
 	like "fs: ... its 2000 direct writes among them (WRITE)" \
 		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"WRITE\"")" \
 		'^(2[0-9][0-9][0-9])$'
+	# What the job's owner reads: spank-ebpf report's words, from the
+	# same instance.
+	out=$(ct "$SYS_ADMIN_CMD" report "$nj" 2>&1)
+	diag "fs: spank-ebpf report $nj: $(echo "$out" | tr '\n' '|')"
+	like "fs: spank-ebpf report $nj: its NFS mount's data calls and bytes, in words" "$out" \
+		"file systems: nfs4 $FS_NFS: $FS_COUNT reads, 2\\.0 MB, $((FS_COUNT + 2100)) writes, 10\\.[0-9] MB; "
+	like "fs: ... its metadata calls by operation" "$out" \
+		"nfs4 $FS_NFS: .*; [0-9]+ metadata operations \\((1003 create, 1003 unlink|1003 unlink, 1003 create), 1000 stat"
+	like "fs: ... and the RPCs the server saw, WRITE first" "$out" \
+		"NFS RPCs on nfs4 $FS_NFS: 2[0-9]{3} WRITE, "
+	unlike "fs: ... no tmpfs or ext4 line (those were other jobs')" "$out" "file systems: (tmpfs|ext4) "
 	k=$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")
 	o=$(SYS_USER=$JM_OTHER _fs_work fs-o --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-o "$FS_COUNT" "$FS_NFS" --nfs) ||
 		{ is "fs: the other user's sbatch --ebpf=fs on NFS accepted" no yes; return; }
