@@ -102,8 +102,9 @@ vm_node_setup() {
 	ct useradd -m -s /bin/sh sse-other || bail "useradd sse-other failed"
 }
 
-# vm_nfs_packages: nfs-kernel-server and nfs-common (and e2fsprogs:
-# trixie's minimal root has no mkfs.ext4) installed in the node's root (stopped, still mounted: VM_NODE_FILES), from its release's
+# vm_nfs_packages: nfs-kernel-server and nfs-common, bindfs (a FUSE file
+# system, the stand-in for user-space ones) and e2fsprogs (trixie's
+# minimal root has no mkfs.ext4) installed in the node's root (stopped, still mounted: VM_NODE_FILES), from its release's
 # archive through the host's network (the container has none), for the
 # guest's NFS server (tests/vm/guest/probes-fs.sh). Not in the shared
 # root filesystems' package list: that would rebuild every cached root.
@@ -116,7 +117,7 @@ vm_nfs_packages() {
 	mv -f "$r/etc/resolv.conf" "$r/etc/resolv.conf.sse-orig" 2>/dev/null
 	cp "$r/etc/resolv.conf.sse" "$r/etc/resolv.conf"
 	timeout 600 chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-		sh -c 'apt-get -q update && apt-get -q install -y --no-install-recommends nfs-kernel-server nfs-common e2fsprogs' \
+		sh -c 'apt-get -q update && apt-get -q install -y --no-install-recommends nfs-kernel-server nfs-common bindfs e2fsprogs' \
 		>"$RUN/log/nfs-packages.log" 2>&1 || rc=$?
 	rm -f "$r/etc/resolv.conf" "$r/etc/resolv.conf.sse" "$r/usr/sbin/policy-rc.d"
 	mv -f "$r/etc/resolv.conf.sse-orig" "$r/etc/resolv.conf" 2>/dev/null

@@ -1,7 +1,8 @@
 # In the VM (tests/vm/files/guest): the fs set (spank-fs, spank-fs-nfs)
 # on a real kernel, with jobs through Slurm in the cgroups Slurm makes,
 # read from the set's own instance (127.0.0.1:945, started by the jobs as
-# the plugin starts it): a job's calls on tmpfs, ext4 and NFS (this
+# the plugin starts it): a job's calls on tmpfs, ext4, a FUSE file
+# system (bindfs: the stand-in for user-space file systems) and NFS (this
 # guest exporting a directory and mounting it over loopback with -t
 # nfs4: the two-node harness is not used yet) counted exactly, with
 # their file system type and mount point; another user's job at the
@@ -12,6 +13,8 @@
 FS_PORT=945
 FS_TMP=/mnt/sse-fs-tmp
 FS_EXT4=/mnt/sse-fs-ext4
+FS_FUSE=/mnt/sse-fs-fuse
+FS_FUSE_SRC=/srv/sse-fs-fuse
 FS_NFS=/mnt/sse-fs-nfs
 FS_EXPORT=/srv/sse-fs-nfs
 # Data calls of each payload per file system (4 KiB each).
@@ -83,16 +86,22 @@ vm_scenario_probes_fs() {
 		{ diag "fs: $(ct sh -c 'command -v mkfs.ext4 || echo no mkfs.ext4' 2>&1)"; return; }
 	# The NFS config's tracepoints are the nfs and sunrpc modules': loaded
 	# before the set's first job starts its instance.
+	# bindfs, run by root outside any job, over a directory of the root
+	# file system: the job's calls are on fuse.bindfs; the daemon's own,
+	# below, are no job's.
+	ct modprobe fuse >/dev/null 2>&1
+	ok_if "fs: a FUSE file system at $FS_FUSE (bindfs)" ct sh -c \
+		"mkdir -p $FS_FUSE_SRC $FS_FUSE && chmod 1777 $FS_FUSE_SRC && bindfs -o allow_other $FS_FUSE_SRC $FS_FUSE"
 	ct modprobe nfsv4 >/dev/null 2>&1
 	ok_if "fs: this guest's NFS export mounted at $FS_NFS (nfs4 over loopback)" _fs_nfs_setup
-	diag "fs: mounts: $(for k in "$FS_TMP" "$FS_EXT4" "$FS_NFS"; do ct findmnt -n -o TARGET,FSTYPE,SOURCE "$k"; done 2>&1 | tr '\n' '|')"
+	diag "fs: mounts: $(for k in "$FS_TMP" "$FS_EXT4" "$FS_FUSE" "$FS_NFS"; do ct findmnt -n -o TARGET,FSTYPE,SOURCE "$k"; done 2>&1 | tr '\n' '|')"
 
-	# tmpfs and ext4: three jobs at once, two of them observed.
-	a=$(_fs_work fs-a --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-a "$FS_COUNT" "$FS_TMP" "$FS_EXT4") ||
+	# tmpfs, ext4 and FUSE: three jobs at once, two of them observed.
+	a=$(_fs_work fs-a --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-a "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE") ||
 		{ is "fs: sbatch --ebpf=fs accepted" no yes; return; }
-	b=$(SYS_USER=$JM_OTHER _fs_work fs-b --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-b "$FS_COUNT" "$FS_TMP" "$FS_EXT4") ||
+	b=$(SYS_USER=$JM_OTHER _fs_work fs-b --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-b "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE") ||
 		{ is "fs: the other user's sbatch --ebpf=fs accepted" no yes; return; }
-	c=$(_fs_work fs-c /usr/local/bin/sse-vm-fs-work fs-c "$FS_COUNT" "$FS_TMP" "$FS_EXT4") ||
+	c=$(_fs_work fs-c /usr/local/bin/sse-vm-fs-work fs-c "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE") ||
 		{ is "fs: sbatch without --ebpf accepted" no yes; return; }
 	ok_if "fs: job $a (--ebpf=fs) did its calls" wait_started fs-a 300
 	ok_if "fs: job $b ($JM_OTHER, --ebpf=fs) did its calls, on the same file systems at once" wait_started fs-b 300
@@ -106,6 +115,14 @@ vm_scenario_probes_fs() {
 	_fs_exact "$a" ext4 "$FS_EXT4" fs-a
 	_fs_exact "$b" tmpfs "$FS_TMP" fs-b
 	_fs_exact "$b" ext4 "$FS_EXT4" fs-b
+	_fs_exact "$a" fuse.bindfs "$FS_FUSE" fs-a
+	_fs_exact "$b" fuse.bindfs "$FS_FUSE" fs-b
+	# bindfs writes the job's 500 blocks again into $FS_FUSE_SRC, on the
+	# root's ext4: the daemon's, not the job's (its script's own few
+	# calls on / are).
+	k=$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_data_ops_total "fstype=\"ext4\",jobid=\"$a\",mount=\"/\",op=\"write\"")
+	ok_if "fs: bindfs's own writes below $FS_FUSE not job $a's (its writes on ext4 /: $k, under $FS_COUNT)" \
+		test "${k:-0}" -lt "$FS_COUNT"
 	is "fs: nothing at all for job $c (no --ebpf)" "$(metric_series "$FS_PORT" "$c")" 0
 	is "fs: no series of a pipe (pipefs) for job $a: its pipe I/O is no data call" \
 		"$(printf '%s\n' "$out" | grep "jobid=\"$a\"" | grep -c 'fstype="pipefs"')" 0
@@ -184,5 +201,5 @@ vm_scenario_probes_fs() {
 	is "fs: the jobs completed" "$(job_state "$a") $(job_state "$b") $(job_state "$c") $(job_state "$nj") $(job_state "$o")" \
 		"COMPLETED COMPLETED COMPLETED COMPLETED COMPLETED"
 	is "fs: the set's instance stopped after the last job" "$(settled_unit_state spank-ebpf-exporter@fs.service)" inactive
-	ct umount "$FS_NFS" "$FS_EXT4" "$FS_TMP" 2>/dev/null
+	ct umount "$FS_NFS" "$FS_FUSE" "$FS_EXT4" "$FS_TMP" 2>/dev/null
 }
