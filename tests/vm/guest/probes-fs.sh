@@ -26,6 +26,18 @@ _fs_work() {
 	submit -J "$name" -o "$JOB_MARKS/$name-%j.out" "$@"
 }
 
+# _fs_go NAME...: once the set's instance is active (its start, attaching
+# the programs, takes 15 s and more under emulation: longer than the
+# prolog waits), the payloads NAME (sse-vm-fs-work --go) make their calls.
+_fs_go() {
+	local g
+	ok_if "fs: the fs set's instance active before the payloads $* make a call" wait_until 300 \
+		"spank-ebpf-exporter@fs active" eval '[ "$(ct systemctl is-active spank-ebpf-exporter@fs.service)" = active ]'
+	for g in "$@"; do
+		ct touch "$JOB_MARKS/$g.go"
+	done
+}
+
 # _fs_is JOB FSTYPE MOUNT METRIC LABEL=VALUE EXPECTED WHAT: one series'
 # value, exactly. The labels as the exposition orders them, by name:
 # class before fstype, op after mount.
@@ -97,26 +109,33 @@ vm_scenario_probes_fs() {
 	diag "fs: mounts: $(for k in "$FS_TMP" "$FS_EXT4" "$FS_FUSE" "$FS_NFS"; do ct findmnt -n -o TARGET,FSTYPE,SOURCE "$k"; done 2>&1 | tr '\n' '|')"
 
 	# tmpfs, ext4 and FUSE: three jobs at once, two of them observed.
-	a=$(_fs_work fs-a --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-a "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE") ||
+	a=$(_fs_work fs-a --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-a "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE" --go) ||
 		{ is "fs: sbatch --ebpf=fs accepted" no yes; return; }
-	b=$(SYS_USER=$JM_OTHER _fs_work fs-b --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-b "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE") ||
+	b=$(SYS_USER=$JM_OTHER _fs_work fs-b --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-b "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE" --go) ||
 		{ is "fs: the other user's sbatch --ebpf=fs accepted" no yes; return; }
-	c=$(_fs_work fs-c /usr/local/bin/sse-vm-fs-work fs-c "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE") ||
+	c=$(_fs_work fs-c /usr/local/bin/sse-vm-fs-work fs-c "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE" --go) ||
 		{ is "fs: sbatch without --ebpf accepted" no yes; return; }
+	_fs_go fs-a fs-b fs-c
 	ok_if "fs: job $a (--ebpf=fs) did its calls" wait_started fs-a 300
 	ok_if "fs: job $b ($JM_OTHER, --ebpf=fs) did its calls, on the same file systems at once" wait_started fs-b 300
 	ok_if "fs: job $c (no --ebpf) did its calls" wait_started fs-c 300
 	is "fs: the fs set's instance runs" "$(settled_unit_state spank-ebpf-exporter@fs.service)" active ||
 		show "$(ct journalctl -u spank-ebpf-exporter@fs.service -n 30 --no-pager 2>&1 | cut -c1-400)"
+	diag "fs: the instance: $(ct systemctl show -p NRestarts -p ExecMainStartTimestamp -p ExecMainPID spank-ebpf-exporter@fs.service | tr '\n' ' ')"
+	diag "fs: its journal: $(ct journalctl -u spank-ebpf-exporter@fs.service --no-pager -o cat 2>&1 | tail -n 15 | cut -c1-300 | tr '\n' '|')"
 	out=$(SYS_STANDIN_PORT=$FS_PORT metrics)
 	diag "fs: job $a's series: $(printf '%s\n' "$out" | grep "jobid=\"$a\"" | grep -v _bucket | grep -c .)"
+	diag "fs: dropped: $(printf '%s\n' "$out" | grep '^ebpf_exporter_spank_fs_dropped_total' | tr '\n' '|')"
 	printf '%s\n' "$out" | grep "jobid=\"$a\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
 	_fs_exact "$a" tmpfs "$FS_TMP" fs-a
 	_fs_exact "$a" ext4 "$FS_EXT4" fs-a
 	_fs_exact "$b" tmpfs "$FS_TMP" fs-b
 	_fs_exact "$b" ext4 "$FS_EXT4" fs-b
-	_fs_exact "$a" fuse.bindfs "$FS_FUSE" fs-a
-	_fs_exact "$b" fuse.bindfs "$FS_FUSE" fs-b
+	# bindfs names no subtype: the kernel's type is fuse (findmnt's).
+	k=$(ct findmnt -n -o FSTYPE "$FS_FUSE")
+	diag "fs: $FS_FUSE's type: $k"
+	_fs_exact "$a" "$k" "$FS_FUSE" fs-a
+	_fs_exact "$b" "$k" "$FS_FUSE" fs-b
 	# bindfs writes the job's 500 blocks again into $FS_FUSE_SRC, on the
 	# root's ext4: the daemon's, not the job's (its script's own few
 	# calls on / are).
@@ -146,8 +165,9 @@ vm_scenario_probes_fs() {
 		is "fs: NFS checks run (the mount above)" no yes
 		return
 	fi
-	nj=$(_fs_work fs-n --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-n "$FS_COUNT" "$FS_NFS" --nfs) ||
+	nj=$(_fs_work fs-n --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-n "$FS_COUNT" "$FS_NFS" --nfs --go) ||
 		{ is "fs: sbatch --ebpf=fs on NFS accepted" no yes; return; }
+	_fs_go fs-n
 	ok_if "fs: job $nj did its calls on NFS" wait_started fs-n 600
 	out=$(SYS_STANDIN_PORT=$FS_PORT metrics)
 	printf '%s\n' "$out" | grep "jobid=\"$nj\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
@@ -186,8 +206,9 @@ vm_scenario_probes_fs() {
 	unlike "fs: ... no line of $FS_TMP or $FS_EXT4 (the other jobs' file systems; its own / may show)" "$out" \
 		"file systems: [^ ]+ ($FS_TMP|$FS_EXT4): "
 	k=$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")
-	o=$(SYS_USER=$JM_OTHER _fs_work fs-o --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-o "$FS_COUNT" "$FS_NFS" --nfs) ||
+	o=$(SYS_USER=$JM_OTHER _fs_work fs-o --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-o "$FS_COUNT" "$FS_NFS" --nfs --go) ||
 		{ is "fs: the other user's sbatch --ebpf=fs on NFS accepted" no yes; return; }
+	_fs_go fs-o
 	ok_if "fs: job $o ($JM_OTHER) did its calls on the same NFS mount" wait_started fs-o 600
 	_fs_is "$o" nfs4 "$FS_NFS" data_ops_total 'op="write"' $((FS_COUNT + 2100)) "its own writes, under its own ID"
 	is "fs: ... and job $nj's RPCs did not move meanwhile" \
