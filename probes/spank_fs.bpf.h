@@ -194,13 +194,20 @@ static __always_inline void spank_fs_type(struct spank_fs_scratch *s, struct sup
 {
 	const char *sub = BPF_CORE_READ(sb, s_subtype);
 	long n;
+	__u64 at;
 
 	__builtin_memset(s->buf, 0, sizeof(s->buf));
 	n = bpf_probe_read_kernel_str(s->buf, SPANK_FS_TYPE_LEN, BPF_CORE_READ(sb, s_type, name));
 	if (n > 1 && sub && n < SPANK_FS_TYPE_LEN - 1) {
-		s->buf[(n - 1) & 63] = '.';
-		if (bpf_probe_read_kernel_str(s->buf + (n & 63), SPANK_FS_TYPE_LEN, sub) <= 1)
-			s->buf[(n - 1) & 63] = 0; /* an empty subtype */
+		/* clang 19 proves n in [2, 22] and drops a mask on n itself;
+		 * the verifier, checking a copy, then sees a negative offset:
+		 * the mask on a value clang knows nothing of stays. */
+		at = n;
+		barrier_var(at);
+		at &= 63;
+		s->buf[(at - 1) & 63] = '.';
+		if (bpf_probe_read_kernel_str(s->buf + at, SPANK_FS_TYPE_LEN, sub) <= 1)
+			s->buf[(at - 1) & 63] = 0; /* an empty subtype */
 	}
 	__builtin_memcpy(s->label.fstype, s->buf, SPANK_FS_TYPE_LEN);
 	s->label.fstype[SPANK_FS_TYPE_LEN - 1] = 0;

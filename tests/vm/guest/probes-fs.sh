@@ -135,7 +135,8 @@ vm_scenario_probes_fs() {
 	ok_if "fs: job $a (--ebpf=fs) did its calls" wait_started fs-a 300
 	ok_if "fs: job $b ($JM_OTHER, --ebpf=fs) did its calls, on the same file systems at once" wait_started fs-b 300
 	ok_if "fs: job $c (no --ebpf) did its calls" wait_started fs-c 300
-	is "fs: the fs set's instance runs" "$(settled_unit_state spank-ebpf-exporter@fs.service)" active
+	is "fs: the fs set's instance runs" "$(settled_unit_state spank-ebpf-exporter@fs.service)" active ||
+		show "$(ct journalctl -u spank-ebpf-exporter@fs.service -n 30 --no-pager 2>&1 | cut -c1-400)"
 	out=$(SYS_STANDIN_PORT=$FS_PORT metrics)
 	diag "fs: job $a's series: $(printf '%s\n' "$out" | grep "jobid=\"$a\"" | grep -v _bucket | grep -c .)"
 	printf '%s\n' "$out" | grep "jobid=\"$a\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
@@ -178,7 +179,8 @@ vm_scenario_probes_fs() {
 	out=$(ct "$SYS_ADMIN_CMD" report "$nj" 2>&1)
 	diag "fs: spank-ebpf report $nj: $(echo "$out" | tr '\n' '|')"
 	_fs_nfs_words "spank-ebpf report $nj" "$out"
-	unlike "fs: ... no tmpfs or ext4 line (those were other jobs')" "$out" "file systems: (tmpfs|ext4) "
+	unlike "fs: ... no line of $FS_TMP or $FS_EXT4 (the other jobs' file systems; its own / may show)" "$out" \
+		"file systems: [^ ]+ ($FS_TMP|$FS_EXT4): "
 	k=$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")
 	o=$(SYS_USER=$JM_OTHER _fs_work fs-o --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-o "$FS_COUNT" "$FS_NFS" --nfs) ||
 		{ is "fs: the other user's sbatch --ebpf=fs on NFS accepted" no yes; return; }
