@@ -27,9 +27,9 @@ TN_NET=10.77.0
 TN_RELEASE=${TN_RELEASE:-bookworm}
 TN_KERNEL=${TN_KERNEL:-bookworm}
 TN_TEXTFILE=$JM_TEXTFILE
-# Each guest's bound: the whole suite takes about two minutes here (its
-# root filesystem and packages cached), the guests about 80 s, and the
-# NFS part its own minutes.
+# Each guest's bound: the whole suite takes about seven minutes here (its
+# root filesystem and packages cached), the guests about six, four of
+# them the NFS part.
 TN_TIMEOUT=${VM_TIMEOUT:-900}
 TN_PIDS=
 

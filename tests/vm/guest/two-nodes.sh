@@ -315,7 +315,7 @@ _tn_fs_work() {
 # _tn_node2_section REPORT: REPORT's lines of node2 (" node node2, ..."
 # to the next node's or the end).
 _tn_node2_section() {
-	echo "$1" | sed -n '/^ node node2, /,/^ node [^n]/p' | sed '/^ node [^n]/d'
+	echo "$1" | awk '/^ node / { p = index($0, " node node2, ") == 1 } p'
 }
 
 _tn_nfs_scenario() {
