@@ -127,9 +127,10 @@ progs() {
 	unit_progs
 }
 
-# The endpoint's answer (body only), empty when nothing listens.
+# The endpoint's answer (body only), empty when nothing listens; another
+# node's with SYS_STANDIN_HOST (tests/vm/guest/two-nodes.sh reads node2's).
 metrics() {
-	ct bash -c "exec 3<>/dev/tcp/127.0.0.1/$SYS_STANDIN_PORT && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3" 2>/dev/null |
+	ct bash -c "exec 3<>/dev/tcp/${SYS_STANDIN_HOST:-127.0.0.1}/$SYS_STANDIN_PORT && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3" 2>/dev/null |
 		sed '1,/^\r*$/d'
 }
 

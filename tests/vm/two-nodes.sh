@@ -1,6 +1,7 @@
 #!/bin/bash
-# Two guests on Debian 12's cloud kernel (6.1) under qemu, booted from
-# two copies of one prepared Debian 12 node (tests/vm/suite.sh), linked
+# Two guests on Debian 12's cloud kernel (6.1) under qemu (or, with
+# TN_RELEASE and TN_KERNEL, another release's: tests/vm/two-nodes-6.12.sh),
+# booted from two copies of one prepared node (tests/vm/suite.sh), linked
 # by a private L2 network between the two qemu processes (qemu's socket
 # netdev on 127.0.0.1: no root networking on the host). node1 runs
 # slurmctld, slurmd, Prometheus and Slurm's accounting (slurmdbd on
@@ -12,20 +13,28 @@
 # figures of both nodes, asked for (--summary) or once Prometheus has the
 # job's series no more (tests/vm/guest/two-nodes.sh). Two kernels, unlike
 # the containers: each node's exporter counts its own node's writes only.
+# Then real NFS between them: node1 exports /srv/sse-fs-nfs
+# (nfs-kernel-server), node2 mounts it with -t nfs4, and a job on node2
+# asks for the fs set: its calls and RPCs counted on node2 under its ID
+# alone, against node2's mountstats, in its report and summary.
 . "${srcdir:-.}/tests/lib/tap.sh"
 . "${srcdir:-.}/tests/vm/suite.sh"
 # jm_monitoring_conf: the monitoring files, as in the container suites.
 . "${srcdir:-.}/tests/system/jobmetrics.sh"
 
 TN_NET=10.77.0
+# The node's release and its cloud kernel's (vm_node_setup).
+TN_RELEASE=${TN_RELEASE:-bookworm}
+TN_KERNEL=${TN_KERNEL:-bookworm}
 TN_TEXTFILE=$JM_TEXTFILE
-# Each guest's bound: the whole suite takes about two minutes here (its
-# root filesystem and packages cached), the guests about 80 s.
-TN_TIMEOUT=${VM_TIMEOUT:-600}
+# Each guest's bound: the whole suite takes about seven minutes here (its
+# root filesystem and packages cached), the guests about six, four of
+# them the NFS part.
+TN_TIMEOUT=${VM_TIMEOUT:-900}
 TN_PIDS=
 
-# _tn_sets_file: the io set alone, on the node's link address (the guest
-# writes it in: tests/vm/files/sse-vm-net), its jobs listed for
+# _tn_sets_file: the io and fs sets, on the node's link address (the
+# guest writes it in: tests/vm/files/sse-vm-net), their jobs listed for
 # node_exporter's textfile collector.
 _tn_sets_file() {
 	cat <<EOT
@@ -36,6 +45,12 @@ textfile = $TN_TEXTFILE
 description = Block I/O latency and bytes of the job
 configs = spank-io
 listen = @SSE_VM_ADDR@:941
+linger = 0
+
+[fs]
+description = File system calls, bytes and metadata latency, NFS RPCs of the job
+configs = spank-fs,spank-fs-nfs
+listen = @SSE_VM_ADDR@:945
 linger = 0
 EOT
 }
@@ -63,10 +78,10 @@ _tn_node1_only() {
 
 # _tn_monitoring: jobmetrics.sh's monitoring files over the link:
 # node_exporter on each node's address, Prometheus on node1 scraping both
-# nodes' io sets and node_exporters by name (the report names a node by
+# nodes' io and fs sets and node_exporters by name (the report names a node by
 # its instance's host). Started at boot; Prometheus on node1 alone.
 _tn_monitoring() {
-	jm_monitoring_conf @SSE_VM_ADDR@:9100 "$TN_NET.1:9090" "'node1:941', 'node2:941'" "'node1:9100', 'node2:9100'"
+	jm_monitoring_conf @SSE_VM_ADDR@:9100 "$TN_NET.1:9090" "'node1:941', 'node2:941', 'node1:945', 'node2:945'" "'node1:9100', 'node2:9100'"
 	ct test -d "$TN_TEXTFILE" || bail "no $TN_TEXTFILE (prometheus-node-exporter ships it)"
 	ct systemctl enable prometheus.service prometheus-node-exporter.service >/dev/null 2>&1 ||
 		bail "could not enable prometheus and prometheus-node-exporter"
@@ -106,6 +121,29 @@ _tn_node_files() {
 	cat >>"$NODE_ROOT$VM_GUEST_DIR/vm-env.sh" <<EOT
 TN_NET=$TN_NET TN_TEXTFILE=$TN_TEXTFILE
 EOT
+}
+
+# _tn_nfs_files: node1's NFS server (vm_nfs_packages installed it; the
+# fs set's helpers are tests/vm/guest/probes-fs.sh's): /srv/sse-fs-nfs
+# exported to the link's /24, NFSv4 read-write, nfs-server started at
+# boot on node1 alone; node2 mounts it (tests/vm/guest/two-nodes.sh).
+_tn_nfs_files() {
+	mkdir -p "$NODE_ROOT/srv/sse-fs-nfs" "$NODE_ROOT/mnt/sse-fs-nfs"
+	chmod 1777 "$NODE_ROOT/srv/sse-fs-nfs"
+	echo "/srv/sse-fs-nfs $TN_NET.0/24(rw,sync,no_subtree_check)" >"$NODE_ROOT/etc/exports"
+	systemctl --root="$NODE_ROOT" enable nfs-server.service >/dev/null 2>&1 ||
+		bail "could not enable nfs-server in the node"
+	_tn_node1_only nfs-server.service
+	cp "$SYS_TOP/tests/vm/guest/probes-fs.sh" "$NODE_ROOT$VM_GUEST_DIR/lib/" ||
+		bail "could not copy tests/vm/guest/probes-fs.sh"
+}
+
+# _tn_files: what _tn_node_files puts in, after the NFS packages
+# (vm_nfs_packages) and node1's export.
+_tn_files() {
+	vm_nfs_packages || bail "no NFS packages in the node"
+	_tn_nfs_files
+	_tn_node_files
 }
 
 # _tn_port: a TCP port of 127.0.0.1 nothing listens on, for the link.
@@ -179,7 +217,7 @@ _tn_boot() {
 # A missing prerequisite fails this suite rather than skipping it
 # (tests/lib/tap.sh's missing, as in CI): its point is the real report.
 CI=${CI:-two-nodes}
-vm_node_setup bookworm bookworm || exit 0
+vm_node_setup "$TN_RELEASE" "$TN_KERNEL" || exit 0
 need_cmd ss shuf
 SYS_TEARDOWN=_tn_teardown SYS_DUMP=_tn_dump
 _tn_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
@@ -189,6 +227,6 @@ plugin_args mode=opt-in "sets=$SYS_SETS_FILE" "prometheus=http://$TN_NET.1:9090/
 _tn_monitoring
 _tn_accounting
 _tn_slurm_nodes
-VM_NODE_FILES=_tn_node_files vm_node_image two-nodes
+VM_NODE_FILES=_tn_files vm_node_image two-nodes
 _tn_boot
 sys_finish

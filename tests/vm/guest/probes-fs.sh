@@ -85,9 +85,47 @@ _fs_nfs_setup() {
 		ct timeout 60 mount -t nfs4 "127.0.0.1:$FS_EXPORT" "$FS_NFS"
 }
 
+# _fs_rpcs_vs_mountstats JOB RPCS METRICS: JOB's NFS RPCs by procedure
+# (METRICS: its instance's exposition) against the payload's mountstats
+# counts over the job (RPCS: its NAME.rpcs file), within 5%; only
+# procedures with 20 calls or more are held to it (a few LOOKUP or
+# ACCESS of the path's first walk can precede what the config knows of
+# the mount). Then its WRITE RPCs, its 2000 direct writes among them.
+_fs_rpcs_vs_mountstats() {
+	local nj=$1 k op bf af ours theirs bad=0 checked=0
+	while read -r k op bf af; do
+		[ "$k" = "$FS_NFS" ] || continue
+		theirs=$((af - bf))
+		ours=$(printf '%s\n' "$3" | awk -v l="jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"$op\"" \
+			'index($1, "ebpf_exporter_spank_fs_nfs_rpcs_total{") == 1 && index($1, l) { s += $NF } END { printf "%.0f", s }')
+		[ "$theirs" -gt 0 ] || [ "$ours" -gt 0 ] || continue
+		diag "fs: NFS $op: mountstats $theirs, job $nj $ours"
+		[ "$theirs" -ge 20 ] || continue
+		checked=$((checked + 1))
+		[ $(((ours - theirs) * 100)) -le $((theirs * 5)) ] && [ $(((theirs - ours) * 100)) -le $((theirs * 5)) ] ||
+			bad=$((bad + 1))
+	done <"$2"
+	ok_if "fs: the NFS RPCs of job $nj by procedure within 5% of mountstats' ($checked procedures of 20 calls or more, $bad off)" \
+		test "$checked" -ge 2 -a "$bad" -eq 0
+	like "fs: ... its 2000 direct writes among them (WRITE)" \
+		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"WRITE\"")" \
+		'^(2[0-9][0-9][0-9])$'
+}
+
+# _fs_nfs_words WHAT REPORT: spank-ebpf report's words of the NFS
+# payload's job (WHAT names the report in the points).
+_fs_nfs_words() {
+	like "fs: $1: its NFS mount's data calls and bytes, in words" "$2" \
+		"file systems: nfs4 $FS_NFS: $FS_COUNT reads, 2\\.0 MB, $((FS_COUNT + 2100)) writes, 10\\.[0-9] MB; "
+	like "fs: ... its metadata calls by operation" "$2" \
+		"nfs4 $FS_NFS: .*; [0-9]+ metadata operations \\((1003 create, 1003 unlink|1003 unlink, 1003 create), 1000 stat"
+	like "fs: ... and the RPCs the server saw, WRITE first" "$2" \
+		"NFS RPCs on nfs4 $FS_NFS: 2[0-9]{3} WRITE, "
+}
+
 # (No variable n here: tests/lib/tap.sh numbers its points in it.)
 vm_scenario_probes_fs() {
-	local a b c nj o out k line op bf af ours theirs bad=0 checked=0
+	local a b c nj o out k
 	diag "fs: Slurm $VM_SLURM on $VM_KERNEL"
 	ok_if "fs: the node takes jobs" wait_until 120 "node $NODE usable" node_usable
 	ct mkdir -p "$FS_TMP" "$FS_EXT4"
@@ -172,37 +210,12 @@ vm_scenario_probes_fs() {
 	out=$(SYS_STANDIN_PORT=$FS_PORT metrics)
 	printf '%s\n' "$out" | grep "jobid=\"$nj\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
 	_fs_exact "$nj" nfs4 "$FS_NFS" fs-n nfs
-	# The RPCs by procedure against mountstats' counts over the job; only
-	# procedures with 20 calls or more are held to 5% (a few LOOKUP or
-	# ACCESS of the path's first walk can precede what the config knows
-	# of the mount).
-	while read -r k op bf af; do
-		[ "$k" = "$FS_NFS" ] || continue
-		theirs=$((af - bf))
-		ours=$(printf '%s\n' "$out" | awk -v l="jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"$op\"" \
-			'index($1, "ebpf_exporter_spank_fs_nfs_rpcs_total{") == 1 && index($1, l) { s += $NF } END { printf "%.0f", s }')
-		[ "$theirs" -gt 0 ] || [ "$ours" -gt 0 ] || continue
-		diag "fs: NFS $op: mountstats $theirs, job $nj $ours"
-		[ "$theirs" -ge 20 ] || continue
-		checked=$((checked + 1))
-		[ $(((ours - theirs) * 100)) -le $((theirs * 5)) ] && [ $(((theirs - ours) * 100)) -le $((theirs * 5)) ] ||
-			bad=$((bad + 1))
-	done <"$JOB_MARKS/fs-n.rpcs"
-	ok_if "fs: the NFS RPCs of job $nj by procedure within 5% of mountstats' ($checked procedures of 20 calls or more, $bad off)" \
-		test "$checked" -ge 2 -a "$bad" -eq 0
-	like "fs: ... its 2000 direct writes among them (WRITE)" \
-		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\",mount=\"$FS_NFS\",procedure=\"WRITE\"")" \
-		'^(2[0-9][0-9][0-9])$'
+	_fs_rpcs_vs_mountstats "$nj" "$JOB_MARKS/fs-n.rpcs" "$out"
 	# What the job's owner reads: spank-ebpf report's words, from the
 	# same instance.
 	out=$(ct "$SYS_ADMIN_CMD" report "$nj" 2>&1)
 	diag "fs: spank-ebpf report $nj: $(echo "$out" | tr '\n' '|')"
-	like "fs: spank-ebpf report $nj: its NFS mount's data calls and bytes, in words" "$out" \
-		"file systems: nfs4 $FS_NFS: $FS_COUNT reads, 2\\.0 MB, $((FS_COUNT + 2100)) writes, 10\\.[0-9] MB; "
-	like "fs: ... its metadata calls by operation" "$out" \
-		"nfs4 $FS_NFS: .*; [0-9]+ metadata operations \\((1003 create, 1003 unlink|1003 unlink, 1003 create), 1000 stat"
-	like "fs: ... and the RPCs the server saw, WRITE first" "$out" \
-		"NFS RPCs on nfs4 $FS_NFS: 2[0-9]{3} WRITE, "
+	_fs_nfs_words "spank-ebpf report $nj" "$out"
 	unlike "fs: ... no line of $FS_TMP or $FS_EXT4 (the other jobs' file systems; its own / may show)" "$out" \
 		"file systems: [^ ]+ ($FS_TMP|$FS_EXT4): "
 	k=$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")

@@ -9,21 +9,39 @@
 # AdminComment, and report gives the same figures of both nodes from it,
 # asked for (--summary) and, the job's series deleted from Prometheus,
 # of itself, in text and JSON.
+# Then NFS between the two guests: node1 exports /srv/sse-fs-nfs
+# (nfs-kernel-server, started at boot on node1 alone), node2 mounts it
+# with -t nfs4 before it waits for node1's word. A job on node2 asks for
+# the fs set and runs tests/vm/guest/probes-fs.sh's payload with --nfs
+# there: its calls counted exactly under its job ID with fstype nfs4 and
+# the mount, as node2's instance serves them to node1 over the link; its
+# RPCs by procedure within 5% of node2's mountstats over the job; another
+# user's job on the same mount under its own ID, the first one's RPCs
+# unchanged; report --cluster and, after its end, report --summary say
+# its NFS figures in words. node2 serves its jobs' marks directory to
+# node1 (the payload's NAME.started and NAME.rpcs: nothing of the test's
+# on the NFS mount, where it would be counted); node1 serves the gates.
 
 . /usr/local/share/sse-vm/lib/jobmetrics.sh
 . /usr/local/share/sse-vm/lib/dbd.sh
+# FS_PORT, FS_NFS, FS_EXPORT, FS_COUNT and the helpers _fs_exact,
+# _fs_rpcs_vs_mountstats, _fs_nfs_words.
+. /usr/local/share/sse-vm/lib/probes-fs.sh
 JM_PROM=$TN_NET.1:9090
 TN_PEER_PORT=7999
 TN_GATES=/var/tmp/sse-vm-gates
 TN_WRITES=2000
 TN_BYTES=$((TN_WRITES * 4096))
+TN_MARKS_PORT=8001
 
 vm_scenario_two_nodes() {
 	diag "two nodes: $(hostname): $(ip -4 -o addr show dev eth0 2>&1 | awk '{print $4}'), Slurm $VM_SLURM on $VM_KERNEL"
 	case $(hostname) in
 	node1)
 		_tn_scenario
+		_tn_nfs_scenario
 		_tn_tell_node2
+		_tn_nfs_clients_gone
 		;;
 	*) _tn_wait_word ;;
 	esac
@@ -31,19 +49,51 @@ vm_scenario_two_nodes() {
 
 # --- node2 -------------------------------------------------------------
 
-# _tn_wait_word: node2 up and serving, until node1 says its scenario is
-# over (a line on a TCP port of the link), 540 s at the most.
+# _tn_nfs_mount: node1's export mounted at FS_NFS with -t nfs4, tried
+# again while node1's server comes up (the guests boot at once).
+_tn_nfs_mount() {
+	ct timeout 30 mount -t nfs4 "node1:$FS_EXPORT" "$FS_NFS" 2>/dev/null
+}
+
+# _tn_wait_word: node2 up and serving, node1's export mounted, until
+# node1 says its scenario is over (a line on a TCP port of the link),
+# 840 s at the most.
 _tn_wait_word() {
-	local c word
+	local c word marks
 	c=$(boot_mark)
 	ok_if "slurmd runs on node2" wait_until 120 "slurmd active" ct systemctl is-active slurmd
-	word=$(timeout 540 socat -u "TCP-LISTEN:$TN_PEER_PORT,bind=$TN_NET.2,reuseaddr" - 2>&1)
+	# spank-fs-nfs's tracepoints are the nfs and sunrpc modules': loaded
+	# before a job starts the fs set's instance.
+	ct modprobe nfsv4 >/dev/null 2>&1
+	ok_if "node1's export mounted at $FS_NFS (nfs4 over the link)" \
+		wait_until 180 "node1:$FS_EXPORT mounted" _tn_nfs_mount
+	diag "mount: $(ct findmnt -n -o TARGET,FSTYPE,SOURCE,OPTIONS "$FS_NFS" 2>&1)"
+	# The marks directory, for node1 (nfs.mounted first: its word that
+	# the mount is there).
+	ct findmnt -n -o FSTYPE "$FS_NFS" >"$JOB_MARKS/nfs.mounted" 2>&1
+	timeout 900 python3 -m http.server --bind "$TN_NET.2" --directory "$JOB_MARKS" "$TN_MARKS_PORT" >/dev/null 2>&1 &
+	marks=$!
+	word=$(timeout 840 socat -u "TCP-LISTEN:$TN_PEER_PORT,bind=$TN_NET.2,reuseaddr" - 2>&1)
 	is "node1 said its scenario is over" "$word" over
+	kill "$marks" 2>/dev/null
+	# At once, while node1's server still answers (it waits for that):
+	# a hard mount of a server gone would hang the umount and the power
+	# off.
+	ok_if "node1's export unmounted" eval "ct timeout 30 umount $FS_NFS || ct umount -l $FS_NFS"
 	is "the io set's instance stopped after the job" "$(settled_unit_state spank-ebpf-exporter@io.service)" inactive
+	is "the fs set's instance stopped after the NFS jobs" "$(settled_unit_state spank-ebpf-exporter@fs.service)" inactive
 	diag "plugin lines on node2: $(plugin_log_since "$c" | tr '\n' '|')"
 }
 
 # --- node1 -------------------------------------------------------------
+
+# _tn_nfs_clients_gone: node1 powers off once node2 has unmounted its
+# export (no NFSv4 client left in nfsd's list), 60 s at the most.
+_tn_nfs_clients_gone() {
+	wait_until 60 "node2's NFS client gone from node1's server" \
+		eval '[ -z "$(ls /proc/fs/nfsd/clients 2>/dev/null)" ]'
+	diag "two nodes: NFS clients of node1's server as it powers off: $(ls /proc/fs/nfsd/clients 2>&1 | tr '\n' ' ')"
+}
 
 _tn_tell_node2() {
 	ok_if "two nodes: node2 took node1's word that the scenario is over" \
@@ -140,6 +190,15 @@ _tn_show() {
 	while IFS= read -r l; do diag "  $l"; done <<<"$2"
 }
 
+# _tn_login_conf: a login node's line, prometheus= and no sets= (report
+# --cluster), in a file of its own; prints its path.
+_tn_login_conf() {
+	local login=/etc/slurm/login-plugstack.conf
+	printf 'optional %s prometheus=http://%s/\n' "$(awk '/^(optional|required)/ { print $2; exit }' /etc/slurm/spank_ebpf.conf)" "$JM_PROM" >"$login"
+	chmod 0644 "$login"
+	echo "$login"
+}
+
 _tn_scenario() {
 	local j c out prom json i login acct field
 	c=$(boot_mark)
@@ -173,10 +232,7 @@ _tn_scenario() {
 	done
 	ok_if "two nodes: spank_ebpf_job_info for job $j from both nodes' node_exporters" \
 		wait_until 30 "job $j's job_info from both nodes" _jm_has "count(spank_ebpf_job_info{jobid=\"$j\"}) == 2"
-	# A login node's line: prometheus= and no sets= (report --cluster).
-	login=/etc/slurm/login-plugstack.conf
-	printf 'optional %s prometheus=http://%s/\n' "$(awk '/^(optional|required)/ { print $2; exit }' /etc/slurm/spank_ebpf.conf)" "$JM_PROM" >"$login"
-	chmod 0644 "$login"
+	login=$(_tn_login_conf)
 	# While it runs (its tasks have written, and wait at the gate).
 	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report "$j" 2>&1)
 	_tn_show "while job $j runs, spank-ebpf -c $login report $j, as $SYS_USER" "$out"
@@ -232,4 +288,96 @@ _tn_scenario() {
 	is "two nodes: report --json from the summary: per node and total bytes written" "$(_tn_json_writes "$json")" \
 		"summary COMPLETED node1=$TN_BYTES node2=$TN_BYTES total=$((2 * TN_BYTES)) []"
 	diag "two nodes: plugin lines on node1: $(plugin_log_since "$c" | tr '\n' '|')"
+}
+
+# --- NFS between the nodes (node1) ---------------------------------------
+
+# _tn_node2_mark NAME: node2's mark NAME (its marks directory, over the
+# link) on standard output; fails while it is not there.
+_tn_node2_mark() {
+	curl -sf --max-time 10 "http://$TN_NET.2:$TN_MARKS_PORT/$1"
+}
+
+_tn_node2_has() {
+	_tn_node2_mark "$1" >/dev/null
+}
+
+# _tn_fs_work NAME [SBATCH ARGS...]: sse-vm-fs-work NAME with --nfs on
+# node2's mount of node1's export, as the test user (SYS_USER), opened
+# by node1's gate NAME.gate.
+_tn_fs_work() {
+	local name=$1
+	shift
+	submit -J "$name" -w node2 --ebpf=fs -o "$JOB_MARKS/$name-%j.out" "$@" /usr/local/bin/sse-vm-fs-work \
+		"$name" "$FS_COUNT" "$FS_NFS" --nfs --go "--gate=http://$TN_NET.1:8000"
+}
+
+# _tn_fs_go NAME: once node2's fs instance answers (the exporter serves
+# only once its programs are attached, which under emulation can outlast
+# the prolog's wait), the payload NAME makes its calls.
+_tn_fs_go() {
+	ok_if "two nodes: node2's fs set's instance answers before $1 makes a call" wait_until 300 \
+		"node2:$FS_PORT answering" eval "SYS_STANDIN_HOST=$TN_NET.2 SYS_STANDIN_PORT=$FS_PORT metrics | grep -q '^ebpf_exporter_'"
+	touch "$TN_GATES/$1.go"
+}
+
+# _tn_node2_section REPORT: REPORT's lines of node2 (" node node2, ..."
+# to the next node's or the end).
+_tn_node2_section() {
+	echo "$1" | awk '/^ node / { p = index($0, " node node2, ") == 1 } p'
+}
+
+_tn_nfs_scenario() {
+	local nj o out k login
+	login=$(_tn_login_conf)
+	ok_if "two nodes: node2 mounted node1's export $FS_EXPORT at $FS_NFS" \
+		wait_until 200 "node2's mount" _tn_node2_has nfs.mounted
+	is "two nodes: ... as nfs4" "$(_tn_node2_mark nfs.mounted 2>&1)" nfs4
+	diag "two nodes: node1's NFS server: $(ct systemctl is-active nfs-server 2>&1), exports $(ct exportfs -v 2>&1 | tr -s ' \t\n' ' ')"
+	_tn_gate_serve
+	nj=$(_tn_fs_work fs-n) || { is "two nodes: sbatch -w node2 --ebpf=fs on NFS accepted" no yes; return; }
+	_tn_fs_go fs-n
+	ok_if "two nodes: job $nj did its calls on node2's NFS mount" wait_until 600 "job $nj's calls" _tn_node2_has fs-n.started
+	_tn_node2_mark fs-n.rpcs >"$TN_GATES/fs-n.rpcs"
+	out=$(SYS_STANDIN_HOST=$TN_NET.2 SYS_STANDIN_PORT=$FS_PORT metrics)
+	printf '%s\n' "$out" | grep "jobid=\"$nj\"" | grep -v -e _bucket -e latency | sed 's/^/# node2: /'
+	# node2's instance, as it serves them to node1 over the link.
+	SYS_STANDIN_HOST=$TN_NET.2 _fs_exact "$nj" nfs4 "$FS_NFS" fs-n nfs
+	SYS_STANDIN_HOST=$TN_NET.2 _fs_rpcs_vs_mountstats "$nj" "$TN_GATES/fs-n.rpcs" "$out"
+	# The cluster's report from Prometheus (scraping node2:945).
+	ok_if "two nodes: Prometheus holds job $nj's RPCs from node2 (instance node2:945)" \
+		wait_until 60 "job $nj's RPCs in Prometheus" _jm_has \
+		"sum(ebpf_exporter_spank_fs_nfs_rpcs_total{jobid=\"$nj\",instance=\"node2:945\"}) > 2000"
+	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --cluster "$nj" 2>&1)
+	_tn_show "while job $nj runs, spank-ebpf -c $login report --cluster $nj, as $SYS_USER" "$out"
+	like "two nodes: report --cluster $nj: node2's section with the fs set" "$out" "^ node node2, sets fs:\$"
+	_fs_nfs_words "report --cluster $nj, node2's section" "$(_tn_node2_section "$out")"
+	# Another user's job on the same mount: its calls under its ID alone.
+	k=$(SYS_STANDIN_HOST=$TN_NET.2 metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")
+	o=$(SYS_USER=$JM_OTHER _tn_fs_work fs-o) ||
+		{ is "two nodes: the other user's sbatch -w node2 --ebpf=fs on NFS accepted" no yes; return; }
+	_tn_fs_go fs-o
+	ok_if "two nodes: job $o ($JM_OTHER) did its calls on the same NFS mount" \
+		wait_until 600 "job $o's calls" _tn_node2_has fs-o.started
+	SYS_STANDIN_HOST=$TN_NET.2 _fs_is "$o" nfs4 "$FS_NFS" data_ops_total 'op="write"' $((FS_COUNT + 2100)) \
+		"its own writes, under its own ID"
+	is "two nodes: ... and job $nj's RPCs did not move meanwhile" \
+		"$(SYS_STANDIN_HOST=$TN_NET.2 metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\"")" "$k"
+	SYS_STANDIN_HOST=$TN_NET.2 _fs_exact "$nj" nfs4 "$FS_NFS" fs-n nfs
+	diag "two nodes: node2's fs set dropped: $(SYS_STANDIN_HOST=$TN_NET.2 SYS_STANDIN_PORT=$FS_PORT metrics | grep '^ebpf_exporter_spank_fs_dropped_total' | tr '\n' '|')"
+	touch "$TN_GATES/fs-n.gate" "$TN_GATES/fs-o.gate"
+	ok_if "two nodes: jobs $nj and $o finished, epilog included" \
+		eval "wait_job_done $nj 120 && wait_job_done $o 60"
+	kill "$TN_GATE_PID" 2>/dev/null
+	is "two nodes: jobs $nj and $o completed" "$(job_state "$nj") $(job_state "$o")" "COMPLETED COMPLETED"
+	# After its end: the summary EpilogSlurmctld stored, as report says it.
+	ok_if "two nodes: EpilogSlurmctld stored job $nj's summary; sacct shows it" \
+		wait_until 120 "job $nj's summary in sacct" _jm_summary_stored "$nj"
+	wait_until 30 "EpilogSlurmctld's line on job $nj" _tn_summary_said "$nj"
+	diag "two nodes: $(_tn_summary_said "$nj")"
+	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --summary "$nj" 2>&1)
+	_tn_show "report --summary $nj, as $SYS_USER" "$out"
+	like "two nodes: report --summary $nj: from its summary" "$out" \
+		"^job $nj \\(user $SYS_USER\\), COMPLETED, nodes node2, .*, from its summary in Slurm's accounting \\(made at "
+	_fs_nfs_words "report --summary $nj, node2's section" "$(_tn_node2_section "$out")"
 }
