@@ -72,7 +72,10 @@ static double load_read(const char *file, long n)
 
 	if (fd < 0)
 		die(file);
-	if (fstat(fd, &st) < 0 || (blocks = st.st_size / BLOCK) == 0) {
+	if (fstat(fd, &st) < 0)
+		die(file);
+	blocks = st.st_size / BLOCK;
+	if (blocks == 0) {
 		errno = EINVAL;
 		die("file smaller than one block");
 	}
@@ -102,7 +105,10 @@ static double load_cread(const char *file, long n)
 
 	if (fd < 0)
 		die(file);
-	if (fstat(fd, &st) < 0 || (blocks = st.st_size / BLOCK) == 0) {
+	if (fstat(fd, &st) < 0)
+		die(file);
+	blocks = st.st_size / BLOCK;
+	if (blocks == 0) {
 		errno = EINVAL;
 		die("file smaller than one block");
 	}
