@@ -43,7 +43,7 @@ cluster=$(lane cluster "$out")
 host=$(lane host "$out")
 all=$(lane all "$out")
 is "the whole suite: the system lane holds the system and VM suites and the scripts that hold no lock, bar the RPMs" "$system" \
-	"tests/configure.sh tests/packaging/man.sh tests/packaging/make-install.sh tests/system/bookworm.sh tests/system/trixie.sh tests/system/sid.sh tests/system/repo-bookworm.sh tests/system/repo-trixie.sh tests/vm/trixie-6.12.sh tests/vm/sid-6.1.sh tests/vm/bookworm-5.10.sh tests/vm/two-nodes.sh tests/vm/two-nodes-6.12.sh tests/bench.sh"
+	"tests/configure.sh tests/packaging/man.sh tests/packaging/make-install.sh tests/system/bookworm.sh tests/system/trixie.sh tests/system/sid.sh tests/system/repo-bookworm.sh tests/system/repo-trixie.sh tests/vm/trixie-6.12.sh tests/vm/sid-6.1.sh tests/vm/bookworm-5.10.sh tests/vm/two-nodes.sh tests/bench.sh"
 is "  the RPMs first in the cluster lane (while the root filesystems build), then the three-host suites" "$cluster" \
 	"tests/packaging/rpm.sh tests/packaging/rpm-repo.sh tests/cluster/bookworm.sh tests/cluster/trixie.sh tests/cluster/ansible.sh"
 unlike "  no container or VM suite in the host lane" "$host" 'tests/(system|cluster|vm)/'
