@@ -148,6 +148,17 @@ static bool summary_bound_read(const struct prom_hist *h, int i)
 	return h->cum[i] != prev || (i + 1 < h->n && h->cum[i + 1] != h->cum[i]);
 }
 
+
+/* One bucket, "le:count", after a '/' but for the first. */
+static void summary_put_bucket(struct summary_buf *b, bool *first, double le, double cum)
+{
+	if (isinf(le))
+		summary_put(b, "%sinf", *first ? "" : "/");
+	else
+		summary_put_number(b, *first ? "" : "/", le);
+	summary_put_number(b, ":", cum);
+	*first = false;
+}
 /* h's buckets that its quantiles read, and those that total's read (the
  * run-queue classes' sum, which the reader adds up again: a bound only
  * the sum needs is kept by the class that has it). */
@@ -169,12 +180,7 @@ static void summary_put_hist(struct summary_buf *b, const char *key, const struc
 			keep = keep || summary_bound_read(total, k);
 		if (!keep)
 			continue;
-		if (isinf(h->le[i]))
-			summary_put(b, "%sinf", first ? "" : "/");
-		else
-			summary_put_number(b, first ? "" : "/", h->le[i]);
-		summary_put_number(b, ":", h->cum[i]);
-		first = false;
+		summary_put_bucket(b, &first, h->le[i], h->cum[i]);
 	}
 }
 
@@ -194,12 +200,7 @@ static void summary_put_fs_hist(struct summary_buf *b, const char *key, const st
 	for (i = 0; i < h->n; i++) {
 		if (i != at - 1 && i != at && i != h->n - 1)
 			continue;
-		if (isinf(h->le[i]))
-			summary_put(b, "%sinf", first ? "" : "/");
-		else
-			summary_put_number(b, first ? "" : "/", h->le[i]);
-		summary_put_number(b, ":", h->cum[i]);
-		first = false;
+		summary_put_bucket(b, &first, h->le[i], h->cum[i]);
 	}
 }
 
