@@ -23,9 +23,13 @@ _jt_order_is() {
 }
 
 # The tmux server of this scenario, on the host: its pane's command enters
-# the container as _sys_ct does, with a terminal ncurses knows.
+# the container as _sys_ct does, with a terminal ncurses knows. Each screen
+# has a server (socket) of its own: a server whose last session was killed
+# exits a moment later, and a new-session sent to it then fails ("server
+# exited unexpectedly").
+JT_SOCK=jt-tmux.sock
 _jt_tmux() {
-	tmux -S "$RUN/jt-tmux.sock" "$@"
+	tmux -S "$RUN/$JT_SOCK" "$@"
 }
 
 _jt_screen() {
@@ -117,14 +121,17 @@ print(" ".join(str(j["job"]) for j in d["jobs"]), all(a > b > 0 for a, b in zip(
 	ok_if "top's full screen, q: quits" wait_until 10 "top's exit" test -s "$RUN/jt-screen.rc"
 	is "... exit 0" "$(cat "$RUN/jt-screen.rc" 2>&1)" "exited 0"
 	as_other="setpriv --reuid=$JM_OTHER --regid=$JM_OTHER --init-groups env HOME=/home/$JM_OTHER USER=$JM_OTHER"
-	_jt_tmux kill-session -t jt 2>/dev/null
+	_jt_tmux kill-server 2>/dev/null
+	JT_SOCK=jt-tmux-other.sock
 	_jt_tmux new-session -d -s jt -x 160 -y 40 \
-		"nsenter -t $CT_INIT -a env -i PATH=$SYS_PATH LANG=C.UTF-8 TERM=screen $as_other $SYS_ADMIN_CMD -c $JT_LOGIN top -d 2; sleep 60"
+		"nsenter -t $CT_INIT -a env -i PATH=$SYS_PATH LANG=C.UTF-8 TERM=screen $as_other $SYS_ADMIN_CMD -c $JT_LOGIN top -d 2; sleep 60" ||
+		diag "top: tmux did not start the second screen"
 	ok_if "top's full screen as $JM_OTHER: its headings" wait_until 30 "top's screen" _jt_screen_has '^ +JOBID USER'
 	wait_until 30 "their job's row" _jt_screen_has "^ +$m "
 	is "top's full screen as $JM_OTHER: their own job alone" "$(_jt_screen_ids)" "$m"
 	like "... the title says so" "$(_jt_screen | head -n 1)" '1 job with series of 1 running \(your jobs only\)'
 	_jt_tmux kill-server 2>/dev/null
+	JT_SOCK=jt-tmux.sock
 
 	release jt-heavy
 	release jt-mid
