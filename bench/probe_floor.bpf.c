@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The floor of bench/probecost.sh: the hooks of one shipped probe set
- * (-DFLOOR_IO, -DFLOOR_SCHED, -DFLOOR_SCHED_DETAIL or -DFLOOR_NET, as in
+ * The floor of bench/probecost.sh and bench/probepair.sh: the hooks of
+ * one shipped probe set (-DFLOOR_IO, -DFLOOR_SCHED, -DFLOOR_SCHED_DETAIL,
+ * -DFLOOR_NET or -DFLOOR_FS, as in
  * probes/spank-*.bpf.c, same section strings) with programs that return
  * at once. A workload run under it measures
  * what calling any program at those hooks costs on this kernel and
@@ -80,6 +81,42 @@ int floor_net_retransmit(void *ctx)
 {
 	return 0;
 }
+#endif
+
+#ifdef FLOOR_FS
+/* spank-fs's fentry/fexit pairs (its data calls: fexit alone), each
+ * program returning at once: the trampolines' cost at those functions. */
+#define FLOOR_FS_EXIT(fn)                        \
+	SEC("fexit/" #fn)                        \
+	int floor_fs_out_##fn(__u64 *ctx)        \
+	{                                        \
+		return 0;                        \
+	}
+#define FLOOR_FS_PAIR(fn)                        \
+	SEC("fentry/" #fn)                       \
+	int floor_fs_in_##fn(__u64 *ctx)         \
+	{                                        \
+		return 0;                        \
+	}                                        \
+	FLOOR_FS_EXIT(fn)
+
+FLOOR_FS_EXIT(vfs_read)
+FLOOR_FS_EXIT(vfs_write)
+FLOOR_FS_EXIT(vfs_readv)
+FLOOR_FS_EXIT(vfs_writev)
+FLOOR_FS_PAIR(do_filp_open)
+FLOOR_FS_PAIR(vfs_getattr_nosec)
+FLOOR_FS_PAIR(notify_change)
+FLOOR_FS_PAIR(vfs_unlink)
+FLOOR_FS_PAIR(vfs_rmdir)
+FLOOR_FS_PAIR(vfs_mkdir)
+FLOOR_FS_PAIR(vfs_symlink)
+FLOOR_FS_PAIR(vfs_mknod)
+FLOOR_FS_PAIR(vfs_rename)
+FLOOR_FS_PAIR(vfs_link)
+FLOOR_FS_PAIR(iterate_dir)
+FLOOR_FS_PAIR(vfs_fsync_range)
+FLOOR_FS_PAIR(fcntl_setlk)
 #endif
 
 char LICENSE[] SEC("license") = "GPL";

@@ -20,12 +20,21 @@
 #
 # Usage (root, from the top of a built tree; EXPORTER as verify.sh):
 #   bench/probepair.sh CONFIG WORKLOAD [PAIRS]   e.g. spank-sched pingpong 15
-# WORKLOAD: pipe, pingpong, read (a 64 MiB file made here) or tcp.
+# CONFIG: one of probes/ (spank-io...), or floor-fs: the fs set's floor,
+# bench/probe_floor.bpf.c with -DFLOOR_FS (programs that return at once
+# at spank-fs's hooks: spank-fs's figure less this one is its programs'
+# own cost). bench/vm-probepair.sh runs the fs set's pairs under qemu.
+# WORKLOAD: pipe, pingpong, read (a 64 MiB file made here: O_DIRECT),
+# tcp, or the fs set's: cread (4 KiB reads of a cached 64 MiB file made
+# here), meta (create, stat, unlink) and write (1 MiB writes, then one
+# fsync), both in PROBEPAIR_DIR (by default a directory of this run's).
+# PROBEPAIR_TAG names the workload in the lines printed (meta-nfs...).
 set -u -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 config=${1:?config}
 workload=${2:?workload: pipe or pingpong}
 pairs=${3:-15}
+tag=${PROBEPAIR_TAG:-$workload}
 EXPORTER=${EXPORTER:-/var/cache/slurm-spank-ebpf-tests/exporter/v2.5.1-r1/bin/ebpf_exporter}
 load=$top/bench/probe_load
 work=$(mktemp -d /var/tmp/probepair.XXXXXX)
@@ -53,14 +62,22 @@ read)
 	args="read $work/file ${PROBEPAIR_READS:-20000}"
 	;;
 tcp) args="tcp ${PROBEPAIR_CONNS:-5000}" ;;
-*) echo "workload: pipe, pingpong, read or tcp" >&2; exit 1 ;;
+cread)
+	dd if=/dev/urandom of="$work/file" bs=1M count=64 status=none || exit 1
+	args="cread $work/file ${PROBEPAIR_READS:-20000}"
+	;;
+meta) args="meta ${PROBEPAIR_DIR:-$work} ${PROBEPAIR_FILES:-2000}" ;;
+write) args="write ${PROBEPAIR_DIR:-$work}/probepair.$$ ${PROBEPAIR_WRITES:-64}" ;;
+*) echo "workload: pipe, pingpong, read, tcp, cread, meta or write" >&2; exit 1 ;;
 esac
 ma=$(gcc -print-multiarch 2>/dev/null || true)
 flags=""
+src=$top/probes/$config.bpf.c yaml=$top/probes/$config.yaml
 [ "$config" != spank-sched ] || flags=-mcpu=v3 # as probes/Makefile.inc
+[ "$config" != floor-fs ] || { src=$top/bench/probe_floor.bpf.c yaml=$top/bench/probe_floor.yaml flags=-DFLOOR_FS; }
 clang -target bpf -O2 -g -Wall -D__TARGET_ARCH_x86 ${ma:+-idirafter /usr/include/$ma} -I"$top/probes" $flags \
-	-c "$top/probes/$config.bpf.c" -o "$work/$config.bpf.o" || exit 1
-cp "$top/probes/$config.yaml" "$work/"
+	-c "$src" -o "$work/$config.bpf.o" || exit 1
+cp "$yaml" "$work/$config.yaml"
 mkdir -p "$cg" || exit 1
 
 # probepair_admit PID: job_42 in every spank_jobs map of PID, all bits,
@@ -84,10 +101,14 @@ probepair_on() {
 	env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none "$EXPORTER" --config.dir="$work" --config.names="$config" \
 		--config.strict --capabilities.keep=none --web.listen-address=127.0.0.1:$port >"$work/exporter.log" 2>&1 &
 	epid=$!
-	for i in $(seq 100); do
+	# PROBEPAIR_WAIT: tenths of a second for its start (an emulated
+	# guest attaches fentry programs slowly).
+	for i in $(seq "${PROBEPAIR_WAIT:-100}"); do
 		curl -fs "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 && break
 		sleep 0.1
 	done
+	curl -fs "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 ||
+		{ echo "probepair: the exporter did not answer (log: $work/exporter.log)" >&2; cat "$work/exporter.log" >&2; exit 1; }
 	probepair_admit "$epid" || { cat "$work/exporter.log" >&2; exit 1; }
 }
 
@@ -122,9 +143,9 @@ for p in $(seq "$pairs"); do
 		probepair_off
 		off=$(probepair_run)
 	fi
-	echo "probepair-$config-$workload pair=$p off_ns=$off on_ns=$on job_series=$seen"
+	echo "probepair-$config-$tag pair=$p off_ns=$off on_ns=$on job_series=$seen"
 done | tee "$work/pairs"
-awk -v c="$config" -v w="$workload" '
+awk -v c="$config" -v w="$tag" '
 	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } r[++n] = f["on_ns"] / f["off_ns"] }
 	END {
 		for (i = 2; i <= n; i++) { x = r[i]; for (j = i - 1; j > 0 && r[j] > x; j--) r[j + 1] = r[j]; r[j + 1] = x }

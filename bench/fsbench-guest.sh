@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# In the VM (tests/vm/files/guest; bench/vm-probepair.sh): the fs set's
+# paired cost, bench/probepair.sh for spank-fs and for its floor
+# (floor-fs) on each workload of FSB_WORKLOADS, FSB_PAIRS pairs each
+# (fsbench.env). Its lines are comments (the host relays them), a point
+# per run says it gave its summary.
+
+# fsbench_run CONFIG TAG WORKLOAD [VAR=VALUE...]: one probepair run.
+fsbench_run() {
+	local c=$1 tag=$2 w=$3 out t0
+	shift 3
+	t0=$(date +%s)
+	out=$(env "$@" PROBEPAIR_TAG="$tag" PROBEPAIR_WAIT=600 EXPORTER=/usr/local/bin/ebpf_exporter \
+		timeout 3000 bash /usr/local/share/sse-vm/src/bench/probepair.sh "$c" "$w" "$FSB_PAIRS" 2>&1 </dev/null)
+	printf '%s\n' "$out" | sed 's/^/# /'
+	ok_if "fsbench: $c $tag: $FSB_PAIRS pairs and a summary ($(($(date +%s) - t0)) s)" \
+		grep -q "^probepair-$c-$tag pairs=$FSB_PAIRS median" <<<"$out"
+}
+
+vm_scenario_fsbench_guest() {
+	local d=/usr/local/share/sse-vm w c nfs=
+	. "$d/fsbench.env"
+	. "$d/lib/probes-fs.sh"
+	diag "fsbench: kernel $(uname -r), $(nproc) CPUs, workloads: $FSB_WORKLOADS"
+	ct mkdir -p "$FS_TMP"
+	ok_if "fsbench: a tmpfs at $FS_TMP" ct mount -t tmpfs -o mode=1777 sse-fs "$FS_TMP"
+	case " $FSB_WORKLOADS " in
+	*-nfs*)
+		ct modprobe nfsv4 >/dev/null 2>&1
+		ok_if "fsbench: this guest's NFS export mounted at $FS_NFS (nfs4 over loopback)" _fs_nfs_setup && nfs=1
+		;;
+	esac
+	# Sizes for an emulated guest: each run a second or so.
+	for w in $FSB_WORKLOADS; do
+		for c in spank-fs floor-fs; do
+			case $w in
+			pipe) fsbench_run "$c" pipe pipe PROBEPAIR_SWITCHES=5000 ;;
+			cread) fsbench_run "$c" cread cread PROBEPAIR_READS=20000 ;;
+			meta-tmpfs) fsbench_run "$c" meta-tmpfs meta PROBEPAIR_DIR="$FS_TMP" PROBEPAIR_FILES=1000 ;;
+			meta-nfs)
+				[ -n "$nfs" ] || { diag "fsbench: no NFS mount: $w not run"; continue; }
+				fsbench_run "$c" meta-nfs meta PROBEPAIR_DIR="$FS_NFS" PROBEPAIR_FILES=100
+				;;
+			write-nfs)
+				[ -n "$nfs" ] || { diag "fsbench: no NFS mount: $w not run"; continue; }
+				fsbench_run "$c" write-nfs write PROBEPAIR_DIR="$FS_NFS" PROBEPAIR_WRITES=16
+				;;
+			*) diag "fsbench: no workload $w" ;;
+			esac
+		done
+	done
+}
