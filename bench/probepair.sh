@@ -73,7 +73,7 @@ esac
 ma=$(gcc -print-multiarch 2>/dev/null || true)
 flags=""
 src=$top/probes/$config.bpf.c yaml=$top/probes/$config.yaml
-[ "$config" != spank-sched ] || flags=-mcpu=v3 # as probes/Makefile.inc
+case $config in spank-sched | spank-fs | spank-fs-nfs) flags=-mcpu=v3 ;; esac # as probes/Makefile.inc
 [ "$config" != floor-fs ] || { src=$top/bench/probe_floor.bpf.c yaml=$top/bench/probe_floor.yaml flags=-DFLOOR_FS; }
 clang -target bpf -O2 -g -Wall -D__TARGET_ARCH_x86 ${ma:+-idirafter /usr/include/$ma} -I"$top/probes" $flags \
 	-c "$src" -o "$work/$config.bpf.o" || exit 1
