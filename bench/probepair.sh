@@ -148,6 +148,7 @@ done | tee "$work/pairs"
 awk -v c="$config" -v w="$tag" '
 	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } r[++n] = f["on_ns"] / f["off_ns"] }
 	END {
+		if (n == 0) { printf "probepair-%s-%s pairs=0: no pair ran, no figure\n", c, w; exit 1 }
 		for (i = 2; i <= n; i++) { x = r[i]; for (j = i - 1; j > 0 && r[j] > x; j--) r[j + 1] = r[j]; r[j + 1] = x }
 		printf "probepair-%s-%s pairs=%d median %+.2f%% (quartiles %+.2f%% to %+.2f%%; min %+.2f%%, max %+.2f%%)\n", c, w, n,
 			(r[int((n + 1) / 2)] - 1) * 100, (r[int((n + 3) / 4)] - 1) * 100, (r[int((3 * n + 1) / 4)] - 1) * 100,
