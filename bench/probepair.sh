@@ -105,6 +105,7 @@ probepair_on() {
 	# guest attaches fentry programs slowly).
 	for i in $(seq "${PROBEPAIR_WAIT:-100}"); do
 		curl -fs "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 && break
+		kill -0 "$epid" 2>/dev/null || break # it refused the config
 		sleep 0.1
 	done
 	curl -fs "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 ||
