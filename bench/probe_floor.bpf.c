@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The floor of bench/probecost.sh: the hooks of one shipped probe set
- * (-DFLOOR_IO, -DFLOOR_SCHED, -DFLOOR_SCHED_DETAIL, -DFLOOR_NET or -DFLOOR_FS, as in
+ * The floor of bench/probecost.sh and bench/probepair.sh: the hooks of
+ * one shipped probe set (-DFLOOR_IO, -DFLOOR_SCHED, -DFLOOR_SCHED_DETAIL,
+ * -DFLOOR_NET or -DFLOOR_FS, as in
  * probes/spank-*.bpf.c, same section strings) with programs that return
  * at once. A workload run under it measures
  * what calling any program at those hooks costs on this kernel and
@@ -82,21 +83,33 @@ int floor_net_retransmit(void *ctx)
 }
 #endif
 
-#ifdef FLOOR_FS
-/* spank-fs's hooks (fentry/fexit: 6.1). */
-#define FLOOR_FS_EXIT(fn)                      \
-	SEC("fexit/" #fn)                      \
-	int floor_fs_out_##fn(__u64 *ctx)      \
-	{                                      \
-		return 0;                      \
+#if defined(FLOOR_FS) || defined(FLOOR_FS_NFS)
+/* spank-fs's or spank-fs-nfs's fentry/fexit pairs (data calls: fexit
+ * alone), each program returning at once: the trampolines' cost at those
+ * functions. */
+#define FLOOR_FS_ENTRY(fn)                       \
+	SEC("fentry/" #fn)                       \
+	int floor_fs_in_##fn(__u64 *ctx)         \
+	{                                        \
+		return 0;                        \
 	}
-#define FLOOR_FS_PAIR(fn)                      \
-	SEC("fentry/" #fn)                     \
-	int floor_fs_in_##fn(__u64 *ctx)       \
-	{                                      \
-		return 0;                      \
-	}                                      \
-	FLOOR_FS_EXIT(fn)
+#define FLOOR_FS_RAW_TP(tp)                      \
+	SEC("raw_tp/" #tp)                       \
+	int floor_fs_tp_##tp(void *ctx)          \
+	{                                        \
+		return 0;                        \
+	}
+#define FLOOR_FS_EXIT(fn)                        \
+	SEC("fexit/" #fn)                        \
+	int floor_fs_out_##fn(__u64 *ctx)        \
+	{                                        \
+		return 0;                        \
+	}
+#define FLOOR_FS_PAIR(fn) FLOOR_FS_ENTRY(fn) FLOOR_FS_EXIT(fn)
+
+#endif
+
+#ifdef FLOOR_FS
 FLOOR_FS_EXIT(vfs_read)
 FLOOR_FS_EXIT(vfs_write)
 FLOOR_FS_EXIT(vfs_readv)
@@ -114,6 +127,38 @@ FLOOR_FS_PAIR(vfs_link)
 FLOOR_FS_PAIR(iterate_dir)
 FLOOR_FS_PAIR(vfs_fsync_range)
 FLOOR_FS_PAIR(fcntl_setlk)
+#endif
+
+#ifdef FLOOR_FS_NFS
+FLOOR_FS_EXIT(nfs_file_read)
+FLOOR_FS_EXIT(nfs_file_write)
+FLOOR_FS_PAIR(nfs_atomic_open)
+FLOOR_FS_PAIR(nfs_check_flags)
+FLOOR_FS_PAIR(nfs_create)
+FLOOR_FS_ENTRY(nfs_open)
+FLOOR_FS_ENTRY(nfs_fscache_open_file)
+FLOOR_FS_PAIR(nfs_opendir)
+FLOOR_FS_PAIR(nfs_getattr)
+FLOOR_FS_PAIR(nfs_setattr)
+FLOOR_FS_PAIR(nfs_unlink)
+FLOOR_FS_PAIR(nfs_rmdir)
+FLOOR_FS_PAIR(nfs_mkdir)
+FLOOR_FS_PAIR(nfs_symlink)
+FLOOR_FS_PAIR(nfs_mknod)
+FLOOR_FS_PAIR(nfs_rename)
+FLOOR_FS_PAIR(nfs_link)
+FLOOR_FS_PAIR(nfs_readdir)
+FLOOR_FS_PAIR(nfs_file_fsync)
+FLOOR_FS_PAIR(nfs_lock)
+FLOOR_FS_PAIR(nfs_flock)
+FLOOR_FS_RAW_TP(nfs_initiate_read)
+FLOOR_FS_RAW_TP(nfs_initiate_write)
+FLOOR_FS_RAW_TP(nfs_initiate_commit)
+FLOOR_FS_RAW_TP(nfs_getattr_enter)
+FLOOR_FS_RAW_TP(nfs_lookup_enter)
+FLOOR_FS_RAW_TP(nfs_access_enter)
+FLOOR_FS_RAW_TP(nfs_atomic_open_enter)
+FLOOR_FS_RAW_TP(rpc_task_begin)
 #endif
 
 char LICENSE[] SEC("license") = "GPL";

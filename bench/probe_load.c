@@ -5,13 +5,6 @@
  *   probe_load read FILE N   4 KiB O_DIRECT reads of FILE, in order,
  *                            wrapping at its end (io: every read is a
  *                            block request)
- *   probe_load cread FILE N  4 KiB buffered reads of FILE, in order,
- *                            wrapping at its end: the page cache's
- *                            (fs: every read is a data call, never a
- *                            block request; read once before the timing)
- *   probe_load meta DIR N    N files made, stat'ed and removed in DIR,
- *                            one at a time (fs: three metadata calls
- *                            each; the time per file)
  *   probe_load pipe N        N round trips of one byte between two
  *                            processes on one CPU, through two pipes
  *                            (sched: two context switches each)
@@ -25,6 +18,15 @@
  *   probe_load tcp N         N loopback TCP connections, each one byte
  *                            there and back, then closed (net: each one
  *                            walks the TCP states)
+ *   probe_load cread FILE N  4 KiB buffered reads of FILE (read first,
+ *                            untimed, so that it is in the page cache):
+ *                            fs's cheapest data call, no device involved
+ *   probe_load meta DIR N    N files made (open O_CREAT), stat'ed, and
+ *                            unlinked in DIR, one after the other (fs: a
+ *                            create, a stat and an unlink each)
+ *   probe_load write FILE N  N writes of 1 MiB into FILE (wrapping at
+ *                            64 MiB), then one fsync, timed with them:
+ *                            on NFS the data reaches the server
  *
  * Prints "ns_per_op=X ops=N". Exits 1 with a message on any error. */
 #ifndef _GNU_SOURCE
@@ -46,6 +48,8 @@
 #include <unistd.h>
 
 #define BLOCK 4096
+#define WRITE_SIZE (1 << 20)
+#define WRITE_WRAP 64
 
 static void die(const char *what)
 {
@@ -64,7 +68,7 @@ static double now_ns(void)
 static double load_read(const char *file, long n)
 {
 	struct stat st;
-	off_t blocks, b = 0;
+	off_t blocks = 0, b = 0;
 	void *buf;
 	double t0;
 	long i;
@@ -72,10 +76,7 @@ static double load_read(const char *file, long n)
 
 	if (fd < 0)
 		die(file);
-	if (fstat(fd, &st) < 0)
-		die(file);
-	blocks = st.st_size / BLOCK;
-	if (blocks == 0) {
+	if (fstat(fd, &st) < 0 || (blocks = st.st_size / BLOCK) == 0) {
 		errno = EINVAL;
 		die("file smaller than one block");
 	}
@@ -93,26 +94,23 @@ static double load_read(const char *file, long n)
 	return t0;
 }
 
-/* load_read's, through the page cache: the file read whole once first. */
+/* fs: buffered reads of a file the page cache holds. */
 static double load_cread(const char *file, long n)
 {
 	char buf[BLOCK];
+	off_t blocks = 0, b = 0;
 	struct stat st;
-	off_t blocks, b;
 	double t0;
 	long i;
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		die(file);
-	if (fstat(fd, &st) < 0)
-		die(file);
-	blocks = st.st_size / BLOCK;
-	if (blocks == 0) {
+	if (fstat(fd, &st) < 0 || (blocks = st.st_size / BLOCK) == 0) {
 		errno = EINVAL;
 		die("file smaller than one block");
 	}
-	for (b = 0; b < blocks; b++)
+	for (b = 0; b < blocks; b++) /* into the page cache, untimed */
 		if (pread(fd, buf, BLOCK, b * BLOCK) != BLOCK)
 			die("pread");
 	b = 0;
@@ -127,6 +125,7 @@ static double load_cread(const char *file, long n)
 	return t0;
 }
 
+/* fs: a metadata loop, create, stat and unlink of one file at a time. */
 static double load_meta(const char *dir, long n)
 {
 	char path[4096];
@@ -137,17 +136,48 @@ static double load_meta(const char *dir, long n)
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/probe_load.%ld", dir, i);
-		fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+		if (snprintf(path, sizeof(path), "%s/probe_load.%ld", dir, i) >= (int)sizeof(path)) {
+			errno = ENAMETOOLONG;
+			die(dir);
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0)
 			die(path);
 		close(fd);
 		if (stat(path, &st) < 0)
-			die("stat");
+			die(path);
 		if (unlink(path) < 0)
-			die("unlink");
+			die(path);
 	}
 	return now_ns() - t0;
+}
+
+/* fs: large writes, flushed: what reaches the server on NFS. */
+static double load_write(const char *file, long n)
+{
+	double t0;
+	char *buf;
+	long i;
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		die(file);
+	buf = malloc(WRITE_SIZE);
+	if (!buf)
+		die("malloc");
+	memset(buf, 'x', WRITE_SIZE);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (pwrite(fd, buf, WRITE_SIZE, (off_t)(i % WRITE_WRAP) * WRITE_SIZE) != WRITE_SIZE)
+			die("pwrite");
+	if (fsync(fd) < 0)
+		die("fsync");
+	t0 = now_ns() - t0;
+	free(buf);
+	close(fd);
+	if (unlink(file) < 0)
+		die(file);
+	return t0;
 }
 
 static void on_cpu(int cpu)
@@ -302,13 +332,15 @@ static double load_tcp(long n)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	int read_mode = !strcmp(mode, "read") || !strcmp(mode, "cread") || !strcmp(mode, "meta");
-	long n = argc > 2 + read_mode ? atol(argv[2 + read_mode]) : 0;
+	/* The modes that take a path before N. */
+	int path_mode = !strcmp(mode, "read") || !strcmp(mode, "cread") || !strcmp(mode, "meta") ||
+			!strcmp(mode, "write");
+	long n = argc > 2 + path_mode ? atol(argv[2 + path_mode]) : 0;
 	double ns;
 
-	if (n <= 0 || argc != 3 + read_mode ||
-	    (!read_mode && strcmp(mode, "pipe") && strcmp(mode, "pingpong") && strcmp(mode, "tcp"))) {
-		fprintf(stderr, "usage: probe_load read FILE N | cread FILE N | meta DIR N | pipe N | pingpong N | tcp N\n");
+	if (n <= 0 || argc != 3 + path_mode ||
+	    (!path_mode && strcmp(mode, "pipe") && strcmp(mode, "pingpong") && strcmp(mode, "tcp"))) {
+		fprintf(stderr, "usage: probe_load read|cread|meta|write PATH N | pipe N | pingpong N | tcp N\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -318,6 +350,8 @@ int main(int argc, char **argv)
 		ns = load_cread(argv[2], n);
 	else if (!strcmp(mode, "meta"))
 		ns = load_meta(argv[2], n);
+	else if (!strcmp(mode, "write"))
+		ns = load_write(argv[2], n);
 	else if (!strcmp(mode, "pipe"))
 		ns = load_pipe(n);
 	else if (!strcmp(mode, "pingpong"))

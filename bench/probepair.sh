@@ -20,15 +20,24 @@
 #
 # Usage (root, from the top of a built tree; EXPORTER as verify.sh):
 #   bench/probepair.sh CONFIG WORKLOAD [PAIRS]   e.g. spank-sched pingpong 15
-# WORKLOAD: pipe, pingpong, read (a 64 MiB file made here), cread (the
-# same, buffered, from the page cache), meta (create, stat, unlink on a
-# tmpfs mounted here) or tcp. PROBEPAIR_CONFIG_DIR: CONFIG's object and
-# YAML from there instead (bench/probe_floor.bpf.c's empty programs, say).
+# CONFIG: one of probes/ (spank-io...), or a floor of the fs set's:
+# floor-fs and floor-fs-nfs, bench/probe_floor.bpf.c with -DFLOOR_FS or
+# -DFLOOR_FS_NFS (programs that return at once at spank-fs's or
+# spank-fs-nfs's hooks: a config's figure less its floor's is its
+# programs' own cost). bench/vm-probepair.sh runs the fs set's pairs
+# under qemu. PROBEPAIR_CONFIG_DIR: CONFIG's object and YAML from there
+# instead.
+# WORKLOAD: pipe, pingpong, read (a 64 MiB file made here: O_DIRECT),
+# tcp, or the fs set's: cread (4 KiB reads of a cached 64 MiB file made
+# here), meta (create, stat, unlink) and write (1 MiB writes, then one
+# fsync), both in PROBEPAIR_DIR (by default a directory of this run's).
+# PROBEPAIR_TAG names the workload in the lines printed (meta-nfs...).
 set -u -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 config=${1:?config}
 workload=${2:?workload: pipe or pingpong}
 pairs=${3:-15}
+tag=${PROBEPAIR_TAG:-$workload}
 EXPORTER=${EXPORTER:-/var/cache/slurm-spank-ebpf-tests/exporter/$(cat "$top/packaging/ebpf-exporter/VERSION")-r1/bin/ebpf_exporter}
 load=$top/bench/probe_load
 work=$(mktemp -d /var/tmp/probepair.XXXXXX)
@@ -42,7 +51,6 @@ epid=""
 cleanup() {
 	[ -z "$epid" ] || { kill "$epid" 2>/dev/null; wait "$epid" 2>/dev/null; }
 	find "$cg2/probepair.$$" -depth -type d -exec rmdir {} \; 2>/dev/null
-	umount "$work/tmpfs" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -56,26 +64,29 @@ read)
 	dd if=/dev/urandom of="$work/file" bs=1M count=64 status=none || exit 1
 	args="read $work/file ${PROBEPAIR_READS:-20000}"
 	;;
-cread)
-	dd if=/dev/urandom of="$work/file" bs=1M count=16 status=none || exit 1
-	args="cread $work/file ${PROBEPAIR_READS:-200000}"
-	;;
-meta)
-	mkdir -p "$work/tmpfs" && mount -t tmpfs probepair "$work/tmpfs" || exit 1
-	args="meta $work/tmpfs ${PROBEPAIR_FILES:-20000}"
-	;;
 tcp) args="tcp ${PROBEPAIR_CONNS:-5000}" ;;
-*) echo "workload: pipe, pingpong, read, cread, meta or tcp" >&2; exit 1 ;;
+cread)
+	dd if=/dev/urandom of="$work/file" bs=1M count=64 status=none || exit 1
+	args="cread $work/file ${PROBEPAIR_READS:-20000}"
+	;;
+meta) args="meta ${PROBEPAIR_DIR:-$work} ${PROBEPAIR_FILES:-2000}" ;;
+write) args="write ${PROBEPAIR_DIR:-$work}/probepair.$$ ${PROBEPAIR_WRITES:-64}" ;;
+*) echo "workload: pipe, pingpong, read, tcp, cread, meta or write" >&2; exit 1 ;;
 esac
 ma=$(gcc -print-multiarch 2>/dev/null || true)
 flags=""
+src=$top/probes/$config.bpf.c yaml=$top/probes/$config.yaml
 case $config in spank-sched | spank-fs | spank-fs-nfs) flags=-mcpu=v3 ;; esac # as probes/Makefile.inc
+case $config in
+floor-fs) src=$top/bench/probe_floor.bpf.c yaml=$top/bench/probe_floor.yaml flags=-DFLOOR_FS ;;
+floor-fs-nfs) src=$top/bench/probe_floor.bpf.c yaml=$top/bench/probe_floor.yaml flags=-DFLOOR_FS_NFS ;;
+esac
 if [ -n "${PROBEPAIR_CONFIG_DIR:-}" ]; then
 	cp "$PROBEPAIR_CONFIG_DIR/$config.bpf.o" "$PROBEPAIR_CONFIG_DIR/$config.yaml" "$work/" || exit 1
 else
 	clang -target bpf -O2 -g -Wall -D__TARGET_ARCH_x86 ${ma:+-idirafter /usr/include/$ma} -I"$top/probes" $flags \
-		-c "$top/probes/$config.bpf.c" -o "$work/$config.bpf.o" || exit 1
-	cp "$top/probes/$config.yaml" "$work/"
+		-c "$src" -o "$work/$config.bpf.o" || exit 1
+	cp "$yaml" "$work/$config.yaml"
 fi
 mkdir -p "$cg" || exit 1
 
@@ -100,10 +111,15 @@ probepair_on() {
 	env -u NOTIFY_SOCKET OTEL_TRACES_EXPORTER=none "$EXPORTER" --config.dir="$work" --config.names="$config" \
 		--config.strict --capabilities.keep=none --web.listen-address=127.0.0.1:$port >"$work/exporter.log" 2>&1 &
 	epid=$!
-	for i in $(seq 100); do
+	# PROBEPAIR_WAIT: tenths of a second for its start (an emulated
+	# guest attaches fentry programs slowly).
+	for i in $(seq "${PROBEPAIR_WAIT:-100}"); do
 		curl -fs "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 && break
+		kill -0 "$epid" 2>/dev/null || break # it refused the config
 		sleep 0.1
 	done
+	curl -fs "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 ||
+		{ echo "probepair: the exporter did not answer (log: $work/exporter.log)" >&2; cat "$work/exporter.log" >&2; exit 1; }
 	probepair_admit "$epid" || { cat "$work/exporter.log" >&2; exit 1; }
 }
 
@@ -138,11 +154,12 @@ for p in $(seq "$pairs"); do
 		probepair_off
 		off=$(probepair_run)
 	fi
-	echo "probepair-$config-$workload pair=$p off_ns=$off on_ns=$on job_series=$seen"
+	echo "probepair-$config-$tag pair=$p off_ns=$off on_ns=$on job_series=$seen"
 done | tee "$work/pairs"
-awk -v c="$config" -v w="$workload" '
+awk -v c="$config" -v w="$tag" '
 	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } r[++n] = f["on_ns"] / f["off_ns"] }
 	END {
+		if (n == 0) { printf "probepair-%s-%s pairs=0: no pair ran, no figure\n", c, w; exit 1 }
 		for (i = 2; i <= n; i++) { x = r[i]; for (j = i - 1; j > 0 && r[j] > x; j--) r[j + 1] = r[j]; r[j + 1] = x }
 		printf "probepair-%s-%s pairs=%d median %+.2f%% (quartiles %+.2f%% to %+.2f%%; min %+.2f%%, max %+.2f%%)\n", c, w, n,
 			(r[int((n + 1) / 2)] - 1) * 100, (r[int((n + 3) / 4)] - 1) * 100, (r[int((3 * n + 1) / 4)] - 1) * 100,

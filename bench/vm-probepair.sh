@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The fs set's paired cost (bench/probepair.sh) on a real kernel: this
+# host's kernel refuses fentry/fexit programs, so one qemu guest
+# (tests/lib/vm.sh, software emulation) of RELEASE's node runs, PAIRS
+# pairs each, the fs set's configs (spank-fs-nfs, spank-fs) and their
+# floors (floor-fs-nfs, floor-fs: programs that return at once at the
+# same hooks) against no exporter on
+#   pipe        one-byte round trips through pipes (not file-system I/O:
+#               nothing to record, nothing to cost)
+#   cread       4 KiB reads of a cached file on the guest's ext4 root
+#   meta-tmpfs  create, stat, unlink on a tmpfs
+#   meta-nfs    the same on NFS (the guest's own export, nfs4 over
+#               loopback: tests/vm/guest/probes-fs.sh's _fs_nfs_setup)
+#   write-nfs   1 MiB writes and an fsync on that NFS mount
+# The guest's scenario is bench/fsbench-guest.sh; its probepair lines
+# come back as comments, a point per run says it finished. A benchmark,
+# not a test: not in `make test` (figures in docs/BENCHMARKS.md).
+#
+# Usage (root, from the top of a built tree, under the container lock
+# as the VM suites):
+#   bench/vm-probepair.sh [PAIRS]          PAIRS: 21 by default
+# FSBENCH_RELEASE (trixie: kernel 6.12; bookworm: 6.1), FSBENCH_RUNS
+# (CONFIG:WORKLOAD pairs, in that order: by default the NFS config on
+# every workload, its floor on NFS's, spank-fs and its floor on the
+# others), VM_TIMEOUT (seconds for the guest, 5400), FSBENCH_SAVE (a
+# file: the whole TAP log kept there).
+srcdir=${srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$srcdir/tests/lib/tap.sh"
+. "$srcdir/tests/vm/suite.sh"
+
+FSBENCH_PAIRS=${1:-21}
+FSBENCH_RELEASE=${FSBENCH_RELEASE:-trixie}
+FSBENCH_RUNS=${FSBENCH_RUNS:-spank-fs-nfs:pipe spank-fs-nfs:cread spank-fs-nfs:meta-tmpfs spank-fs-nfs:meta-nfs floor-fs-nfs:meta-nfs spank-fs-nfs:write-nfs floor-fs-nfs:write-nfs spank-fs:pipe floor-fs:pipe spank-fs:cread floor-fs:cread spank-fs:meta-tmpfs floor-fs:meta-tmpfs}
+
+# fsbench_node_files: the bench in the guest's tree (VM_GUEST_DIR/src,
+# where vm_guest_files put probes/), probe_load built in the node, the
+# NFS helper of tests/vm/guest/probes-fs.sh, and this run's settings.
+fsbench_node_files() {
+	local b=$NODE_ROOT$VM_GUEST_DIR/src/bench
+	mkdir -p "$b" || bail "cannot make $b"
+	cp "$SYS_TOP/bench/probepair.sh" "$SYS_TOP/bench/probe_floor.bpf.c" "$SYS_TOP/bench/probe_floor.yaml" \
+		"$SYS_TOP/bench/probe_load.c" "$b/" || bail "cannot copy the bench into the node"
+	chroot "$NODE_ROOT" gcc -O2 -Wall -o "$VM_GUEST_DIR/src/bench/probe_load" "$VM_GUEST_DIR/src/bench/probe_load.c" ||
+		bail "cannot build probe_load in the node"
+	cp "$SYS_TOP/tests/vm/guest/probes-fs.sh" "$NODE_ROOT$VM_GUEST_DIR/lib/" || bail "cannot copy probes-fs.sh"
+	printf 'FSB_PAIRS=%s\nFSB_RUNS="%s"\n' "$FSBENCH_PAIRS" "$FSBENCH_RUNS" \
+		>"$NODE_ROOT$VM_GUEST_DIR/fsbench.env"
+	vm_nfs_packages
+}
+
+vm_node_setup "$FSBENCH_RELEASE" "$FSBENCH_RELEASE" || exit 1
+# No Slurm job here (probepair.sh makes a job's cgroup): its daemons are
+# not enabled, as vm_node_image would.
+sys_nspawn_stop
+vm_guest_files "$NODE_ROOT" "$SYS_TOP/bench/fsbench-guest.sh"
+_vm_node_files
+fsbench_node_files
+vm_image "$NODE_ROOT" "$RUN/root.img"
+sys_unmount "$NODE_ROOT"
+vm_boot "$RUN/root.img" "${VM_TIMEOUT:-5400}"
+[ -z "${FSBENCH_SAVE:-}" ] || cp "$RUN/log/vm-tap.log" "$FSBENCH_SAVE"
+rm -f "$RUN/root.img"
+sys_finish
