@@ -45,12 +45,14 @@ echo "$d/state" >"$d/bin/statefile"
 for c in bio sched tcp; do echo "metrics: {}" >"$d/configs/$c.yaml"; done
 # A stand-in exporter: records how it was run, and what it was handed:
 # LISTEN_PID its own, LISTEN_FDS, fd 3 a socket, CAP_NET_BIND_SERVICE
-# (bit 10) gone from its effective set.
+# (bit 10) gone from its effective set, CAP_SYS_ADMIN (bit 21) there or
+# not.
 cat >"$d/bin/ebpf_exporter" <<EOF
 #!/bin/sh
 echo "\$0 \$*" >"$d/run/exporter.args"
 cap=\$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/\$\$/status)
 echo "pid=\$([ "\$LISTEN_PID" = "\$\$" ] && echo own) fds=\$LISTEN_FDS fd3=\$(readlink /proc/\$\$/fd/3 | cut -d: -f1) bind_cap=\$(( (0x\$cap >> 10) & 1 ))" >"$d/run/exporter.env"
+echo "sys_admin=\$(( (0x\$cap >> 21) & 1 ))" >"$d/run/exporter.admin"
 EOF
 chmod 0755 "$d/bin/ebpf_exporter"
 cat >"$d/sets.conf" <<EOF
@@ -601,10 +603,12 @@ is "admit of an unknown set: exit 2" "$rc" 2
 
 # --- exporter SET ------------------------------------------------------------
 # As the unit runs it: a user of its own (nobody here) with
-# CAP_NET_BIND_SERVICE ambient (the unit's AmbientCapabilities=).
+# CAP_NET_BIND_SERVICE and CAP_SYS_ADMIN ambient (the unit's
+# AmbientCapabilities=; UNIT_CAPS another list).
 run_unit() { # run_unit ARGS...: sets out, err, rc
-	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+net_bind_service \
-		--ambient-caps=+net_bind_service "$cmd" "$@" 2>"$d/err") && rc=0 || rc=$?
+	local caps=${UNIT_CAPS:-+net_bind_service,+sys_admin}
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps="$caps" \
+		--ambient-caps="$caps" "$cmd" "$@" 2>"$d/err") && rc=0 || rc=$?
 	err=$(cat "$d/err")
 }
 run_unit -c "$d/plugstack.conf" exporter sched
@@ -614,7 +618,29 @@ is "exporter sched: becomes the exporter with the set's configs, the address han
 is "... its own pid in LISTEN_PID, LISTEN_FDS=1, fd 3 a socket, CAP_NET_BIND_SERVICE dropped" \
 	"$(cat "$d/run/exporter.env" 2>&1)" "pid=own fds=1 fd3=socket bind_cap=0"
 like "... and says so on stderr (the unit's journal)" "$err" "^spank-ebpf: exporter: set sched: 127.0.0.1:942 bound; $d/bin/ebpf_exporter "
-rm -f "$d/run/exporter.args"
+is "... CAP_SYS_ADMIN dropped: none of its configs attaches to a module's functions" \
+	"$(cat "$d/run/exporter.admin" 2>&1)" "sys_admin=0"
+rm -f "$d/run/exporter.args" "$d/run/exporter.admin"
+# A set with spank-fs-nfs (fentry on the nfs module's functions: libbpf
+# reads a module's BTF only with CAP_SYS_ADMIN) keeps it for the exporter,
+# which drops every capability once attached.
+echo "metrics: {}" >"$d/configs/spank-fs-nfs.yaml"
+cp "$d/sets.conf" "$d/sets-nfs.conf"
+printf '\n[fs]\ndescription = NFS calls\nconfigs = spank-fs-nfs\nlisten = 127.0.0.1:945\n' >>"$d/sets-nfs.conf"
+printf 'optional /usr/lib/slurm/spank_ebpf.so systemctl=%s state=%s sets=%s\n' "$d/bin/systemctl" "$d/state" \
+	"$d/sets-nfs.conf" >"$d/plugstack-nfs.conf"
+run_unit -c "$d/plugstack-nfs.conf" exporter fs
+is "exporter fs (spank-fs-nfs): the exporter runs with CAP_SYS_ADMIN, CAP_NET_BIND_SERVICE dropped" \
+	"$rc $(cat "$d/run/exporter.admin" 2>&1) $(sed 's/.*bind_cap=/bind_cap=/' "$d/run/exporter.env" 2>&1)" \
+	"0 sys_admin=1 bind_cap=0"
+like "... and says why" "$err" \
+	"^spank-ebpf: exporter: set fs: keeps CAP_SYS_ADMIN until attached: config spank-fs-nfs attaches to the nfs module's functions$"
+rm -f "$d/run/exporter.args" "$d/run/exporter.admin"
+UNIT_CAPS=+net_bind_service run_unit -c "$d/plugstack-nfs.conf" exporter fs
+is "exporter fs, a unit without CAP_SYS_ADMIN: exit 1, said in words, nothing run" \
+	"$rc;$err;$(test -e "$d/run/exporter.args" && echo ran || echo not run)" \
+	"1;spank-ebpf: exporter: set fs: config spank-fs-nfs attaches to the nfs module's functions, which needs CAP_SYS_ADMIN until attached (libbpf reads a module's BTF only with it); the unit does not give it (CapabilityBoundingSet= and AmbientCapabilities= of spank-ebpf-exporter@.service);not run"
+rm -f "$d/configs/spank-fs-nfs.yaml"
 run -c "$d/plugstack.conf" exporter --check sched
 is "exporter --check sched (the unit's ExecStartPre): the address is free, exit 0, nothing run" \
 	"$rc;$err;$(test -e "$d/run/exporter.args" && echo ran || echo not run)" "0;;not run"

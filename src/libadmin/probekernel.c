@@ -9,14 +9,15 @@ static const struct probekernel_need {
 	const char *config;
 	int major, minor;
 	const char *why;
+	const char *module; /* its programs attach to this module's functions */
 } probekernel_needs[] = {
-	{ "spank-io", 5, 11, "the block tracepoints it reads, as they are from 5.11" },
-	{ "spank-sched", 5, 12, "task storage in tracing programs, BPF compare-and-swap" },
-	{ "spank-sched-detail", 5, 11, "task storage in tracing programs" },
-	{ "spank-net", 5, 11, "the kernel the project's configs are built and verified for" },
-	{ "spank-oom", 5, 11, "the kernel the project's configs are built and verified for" },
-	{ "spank-fs-nfs", 6, 1, "fentry/fexit programs (and the nfs and sunrpc modules loaded)" },
-	{ "spank-fs", 6, 1, "fentry/fexit programs, bpf_loop and hash maps allocated as they fill, in tracing programs" },
+	{ "spank-io", 5, 11, "the block tracepoints it reads, as they are from 5.11", NULL },
+	{ "spank-sched", 5, 12, "task storage in tracing programs, BPF compare-and-swap", NULL },
+	{ "spank-sched-detail", 5, 11, "task storage in tracing programs", NULL },
+	{ "spank-net", 5, 11, "the kernel the project's configs are built and verified for", NULL },
+	{ "spank-oom", 5, 11, "the kernel the project's configs are built and verified for", NULL },
+	{ "spank-fs-nfs", 6, 1, "fentry/fexit programs on the nfs module's functions, bpf_loop (and the nfs and sunrpc modules loaded)", "nfs" },
+	{ "spank-fs", 6, 1, "fentry/fexit programs, bpf_loop and hash maps allocated as they fill, in tracing programs", NULL },
 };
 
 int probekernel_parse(const char *release, int *major, int *minor)
@@ -61,4 +62,22 @@ int probekernel_check(const char *configs, const char *release, char *err, size_
 		p += len + (p[len] == ',');
 	}
 	return 0;
+}
+
+const char *probekernel_module_btf(const char *configs, const char **module)
+{
+	const struct probekernel_need *need;
+	const char *p = configs;
+	size_t len;
+
+	while (*p) {
+		len = strcspn(p, ",");
+		need = probekernel_find(p, len);
+		if (need && need->module) {
+			*module = need->module;
+			return need->config;
+		}
+		p += len + (p[len] == ',');
+	}
+	return NULL;
 }

@@ -21,4 +21,10 @@ int probekernel_parse(const char *release, int *major, int *minor);
  * refused: nothing is known then. */
 int probekernel_check(const char *configs, const char *release, char *err, size_t errlen);
 
+/* The first config of configs whose programs attach to a module's
+ * functions (fentry/fexit), and that module in *module; NULL when none.
+ * libbpf finds a module's BTF only with CAP_SYS_ADMIN
+ * (BPF_BTF_GET_NEXT_ID): such a set keeps it until attached. */
+const char *probekernel_module_btf(const char *configs, const char **module);
+
 #endif

@@ -86,16 +86,28 @@ static void exporter_taken(const struct probe_set *ps, int err)
 		ps->listen, who);
 }
 
-/* CAP_NET_BIND_SERVICE was for the bind alone: gone from the ambient,
- * effective, permitted and inheritable sets before the exporter runs. */
-static int exporter_drop_bind_cap(void)
+/* Whether cap is in this process's permitted set. */
+static int exporter_has_cap(int cap)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
-	unsigned int bit = 1u << (CAP_NET_BIND_SERVICE % 32);
-	int w = CAP_NET_BIND_SERVICE / 32;
 
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_NET_BIND_SERVICE, 0, 0) < 0 && errno != EINVAL)
+	if (syscall(SYS_capget, &hdr, d) < 0)
+		return 0;
+	return (d[cap / 32].permitted >> (cap % 32)) & 1;
+}
+
+/* A capability the exporter is not to have (CAP_NET_BIND_SERVICE, for
+ * the bind alone; CAP_SYS_ADMIN, unless a config needs it): gone from the
+ * ambient, effective, permitted and inheritable sets before it runs. */
+static int exporter_drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	unsigned int bit = 1u << (cap % 32);
+	int w = cap / 32;
+
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0) < 0 && errno != EINVAL)
 		return -1;
 	if (syscall(SYS_capget, &hdr, d) < 0)
 		return -1;
@@ -127,6 +139,32 @@ static int exporter_pass_socket(int fd)
 	unsetenv("LISTEN_FDNAMES");
 	if (setenv("LISTEN_PID", pid, 1) < 0 || setenv("LISTEN_FDS", "1", 1) < 0)
 		return -1;
+	return 0;
+}
+
+/* CAP_SYS_ADMIN, which the unit gives every set, is kept only by a set
+ * with a config on a module's functions (libbpf finds the module's BTF
+ * only with it), and only until the exporter has attached
+ * (--capabilities.keep=none). Such a set whose unit does not give it is
+ * refused in words, not by libbpf's "failed to find kernel BTF type ID". */
+static int exporter_sys_admin(const struct probe_set *ps)
+{
+	const char *module = NULL, *config = probekernel_module_btf(ps->configs, &module);
+
+	if (!config) {
+		if (exporter_drop_cap(CAP_SYS_ADMIN) == 0)
+			return 0;
+		fprintf(stderr, "spank-ebpf: exporter: set %s: cannot drop CAP_SYS_ADMIN, which none of its configs needs: %s\n",
+			ps->name, strerror(errno));
+		return -1;
+	}
+	if (!exporter_has_cap(CAP_SYS_ADMIN)) {
+		fprintf(stderr, "spank-ebpf: exporter: set %s: config %s attaches to the %s module's functions, which needs CAP_SYS_ADMIN until attached (libbpf reads a module's BTF only with it); the unit does not give it (CapabilityBoundingSet= and AmbientCapabilities= of spank-ebpf-exporter@.service)\n",
+			ps->name, config, module);
+		return -1;
+	}
+	fprintf(stderr, "spank-ebpf: exporter: set %s: keeps CAP_SYS_ADMIN until attached: config %s attaches to the %s module's functions\n",
+		ps->name, config, module);
 	return 0;
 }
 
@@ -188,11 +226,13 @@ int cmd_exporter(struct cmd *cmd)
 		close(fd);
 		return EXIT_OK;
 	}
-	if (exporter_drop_bind_cap() < 0 || exporter_pass_socket(fd) < 0) {
+	if (exporter_drop_cap(CAP_NET_BIND_SERVICE) < 0 || exporter_pass_socket(fd) < 0) {
 		fprintf(stderr, "spank-ebpf: exporter: set %s: cannot hand %s over without CAP_NET_BIND_SERVICE: %s\n",
 			sets.set[0].name, sets.set[0].listen, strerror(errno));
 		return EXIT_ANOMALY;
 	}
+	if (exporter_sys_admin(&sets.set[0]) < 0)
+		return EXIT_ANOMALY;
 	snprintf(dir, sizeof(dir), "--config.dir=%s", sets.config_dir);
 	snprintf(names, sizeof(names), "--config.names=%s", sets.set[0].configs);
 	argv[0] = sets.exporter;

@@ -63,6 +63,24 @@ static void test_probekernel_fs(void)
 	   "check: spank-fs-nfs refused on 6.0, by name");
 }
 
+/* spank-fs-nfs attaches to the nfs module's functions: its set keeps
+ * CAP_SYS_ADMIN until attached; no other config does. */
+static void test_probekernel_module_btf(void)
+{
+	const char *module = NULL;
+
+	ok(probekernel_module_btf("spank-fs,spank-fs-nfs", &module) != NULL &&
+		   !strcmp(probekernel_module_btf("spank-fs,spank-fs-nfs", &module), "spank-fs-nfs") &&
+		   module && !strcmp(module, "nfs"),
+	   "module BTF: spank-fs-nfs, on the nfs module");
+	module = NULL;
+	ok(probekernel_module_btf("spank-io,spank-fs,spank-sched", &module) == NULL && !module,
+	   "module BTF: none for the other configs");
+	ok(probekernel_module_btf("spank-fs-nfsx,spank-fs-nf", &module) == NULL,
+	   "module BTF: names only alike have none");
+	ok(probekernel_module_btf("", &module) == NULL, "module BTF: no config, none");
+}
+
 static void test_probekernel_list(void)
 {
 	char err[300] = "";
@@ -84,5 +102,6 @@ int main(void)
 	test_probekernel_boundaries();
 	test_probekernel_fs();
 	test_probekernel_list();
+	test_probekernel_module_btf();
 	return tap_done();
 }
