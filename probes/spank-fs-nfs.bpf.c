@@ -40,11 +40,17 @@
 #define SPANK_FS_NFS_MAP_RPCS 10
 #define SPANK_FS_NFS_MAP_MOUNTS 11
 #define SPANK_FS_NFS_MAP_PENDING 12
+#define SPANK_FS_MAP_DATA_OPS 13
+#define SPANK_FS_MAP_DATA_BYTES 14
+#define SPANK_FS_MAP_META_OPS 15
+#define SPANK_FS_MAP_META_LATENCY 16
+#define SPANK_FS_MAP_MOUNTS SPANK_FS_NFS_MAP_MOUNTS
+#define SPANK_FS_MAP_STARTS 17
+#include "spank_fs_calls.bpf.h"
 
 #define SPANK_FS_PROC_LEN 28
 /* Procedures one job makes on one mount (NFSv4.2 has 70 or so). */
 #define SPANK_FS_NFS_PROCS_PER_JOB 64
-#define SPANK_F_NO_PREALLOC 1 /* BPF_F_NO_PREALLOC */
 #define SPANK_PF_KTHREAD 0x00200000
 
 struct rpc_clnt;
@@ -72,10 +78,6 @@ struct nfs_pgio_header {
 
 struct nfs_commit_data {
 	struct inode *inode;
-} __attribute__((preserve_access_index));
-
-struct file {
-	struct inode *f_inode;
 } __attribute__((preserve_access_index));
 
 struct task_struct___flags {
@@ -287,43 +289,198 @@ int spank_fs_nfs_rpc(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* A job's write() on an NFS file returned: the file is the job's for
- * its writeback. */
-static __always_inline int spank_fs_nfs_wrote(struct file *f, long ret)
+/* ---- a job's calls, at NFS's entry points ------------------------------
+ *
+ * fentry/fexit programs on the nfs module's functions: the VFS calls them
+ * for NFS files alone, so no other call of the node meets a trampoline
+ * of this config. libbpf finds a module's BTF (the functions' types) only
+ * with CAP_SYS_ADMIN (BPF_BTF_GET_NEXT_ID): spank-ebpf exporter keeps it
+ * for a set with this config until the exporter has attached. */
+
+struct kiocb {
+	struct file *ki_filp;
+} __attribute__((preserve_access_index));
+
+/* F_GETLK and F_OFD_GETLK ask, lock nothing: no lock call. */
+#define SPANK_F_GETLK 5
+#define SPANK_F_OFD_GETLK 36
+
+/* nfs_file_read(iocb, to) returns bytes read: every read call on NFS
+ * (read, pread, readv, preadv, O_DIRECT alike, and the kernel's reads
+ * for a job: an exec of a program on NFS). */
+SEC("fexit/nfs_file_read")
+int spank_fs_nfs_file_read(__u64 *ctx)
 {
+	return spank_fs_data(BPF_CORE_READ((struct kiocb *)ctx[0], ki_filp), (long)ctx[2],
+			     SPANK_FS_OP_READ);
+}
+
+/* nfs_file_write(iocb, from): the same for writes; and the file is the
+ * job's for the writeback the kernel's threads do later
+ * (fs_nfs_writers). */
+SEC("fexit/nfs_file_write")
+int spank_fs_nfs_file_write(__u64 *ctx)
+{
+	struct file *f = BPF_CORE_READ((struct kiocb *)ctx[0], ki_filp);
 	struct spank_fs_file key = {};
-	struct super_block *sb;
 	struct inode *inode;
-	char t[4];
+	long ret = (long)ctx[2];
 	__u32 job;
 
+	spank_fs_data(f, ret, SPANK_FS_OP_WRITE);
 	if (ret <= 0)
 		return 0;
 	job = spank_job_of_current(SPANK_JOB_FS);
 	if (!job)
 		return 0;
 	inode = BPF_CORE_READ(f, f_inode);
-	sb = BPF_CORE_READ(inode, i_sb);
-	/* "nfs" or "nfs4" */
-	if (bpf_probe_read_kernel(t, sizeof(t), BPF_CORE_READ(sb, s_type, name)) || t[0] != 'n' ||
-	    t[1] != 'f' || t[2] != 's' || (t[3] && t[3] != '4'))
-		return 0;
-	key.dev = BPF_CORE_READ(sb, s_dev);
+	key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	key.ino = BPF_CORE_READ(inode, i_ino);
 	bpf_map_update_elem(&fs_nfs_writers, &key, &job, BPF_ANY);
 	return 0;
 }
 
-SEC("fexit/vfs_write")
-int spank_fs_nfs_vfs_write(__u64 *ctx)
+/* Opens: every successful open of an NFS file ends in
+ * nfs_fscache_open_file(inode, file), whichever path it took:
+ *   - the directory's atomic_open (NFSv4: a name not in the dentry cache,
+ *     or O_CREAT): nfs_atomic_open, which opens the file itself;
+ *   - the file's open (NFSv4: nfs4_file_open, in the nfsv4 module, whose
+ *     first call is to nfs_check_flags; NFSv3: nfs_open);
+ *   - NFSv3's O_CREAT: nfs_create, then nfs_open.
+ * The call starts at the first of those (nfs_open keeps a start already
+ * made, nfs_create's) and is counted at that end, as create when the
+ * open made the file. A start whose call failed in nfs_atomic_open,
+ * nfs_create or nfs_check_flags goes at their return; one that failed
+ * elsewhere (the server refusing nfs4_file_open's OPEN) is replaced by
+ * the thread's next open, or ages out of the LRU. */
+SEC("fentry/nfs_atomic_open")
+int spank_fs_nfs_atomic_open_in(__u64 *ctx)
 {
-	return spank_fs_nfs_wrote((struct file *)ctx[0], (long)ctx[4]);
+	return spank_fs_enter(SPANK_FS_HOOK_OPEN);
 }
 
-SEC("fexit/vfs_writev")
-int spank_fs_nfs_vfs_writev(__u64 *ctx)
+SEC("fexit/nfs_atomic_open")
+int spank_fs_nfs_atomic_open_out(__u64 *ctx)
 {
-	return spank_fs_nfs_wrote((struct file *)ctx[0], (long)ctx[5]);
+	/* (dir, dentry, file, open_flags, mode) */
+	return (int)ctx[5] < 0 ? spank_fs_forget(SPANK_FS_HOOK_OPEN) : 0;
+}
+
+SEC("fentry/nfs_check_flags")
+int spank_fs_nfs_check_flags_in(__u64 *ctx)
+{
+	return spank_fs_enter(SPANK_FS_HOOK_OPEN);
+}
+
+SEC("fexit/nfs_check_flags")
+int spank_fs_nfs_check_flags_out(__u64 *ctx)
+{
+	/* (flags) */
+	return (int)ctx[1] < 0 ? spank_fs_forget(SPANK_FS_HOOK_OPEN) : 0;
+}
+
+SEC("fentry/nfs_create")
+int spank_fs_nfs_create_in(__u64 *ctx)
+{
+	return spank_fs_enter(SPANK_FS_HOOK_OPEN);
+}
+
+SEC("fexit/nfs_create")
+int spank_fs_nfs_create_out(__u64 *ctx)
+{
+	/* (idmap, dir, dentry, mode, excl) */
+	return (int)ctx[5] < 0 ? spank_fs_forget(SPANK_FS_HOOK_OPEN) : 0;
+}
+
+SEC("fentry/nfs_open")
+int spank_fs_nfs_open_in(__u64 *ctx)
+{
+	return spank_fs_enter_as(SPANK_FS_HOOK_OPEN, BPF_NOEXIST);
+}
+
+/* nfs_fscache_open_file(inode, file): the open's end. */
+SEC("fentry/nfs_fscache_open_file")
+int spank_fs_nfs_opened(__u64 *ctx)
+{
+	struct file *f = (struct file *)ctx[1];
+
+	return spank_fs_exit(SPANK_FS_HOOK_OPEN, spank_fs_file_sb(f),
+			     (BPF_CORE_READ(f, f_mode) & SPANK_FMODE_CREATED) ? SPANK_FS_META_CREATE :
+										 SPANK_FS_META_OPEN,
+			     SPANK_FS_CLASS_OPEN);
+}
+
+/* nfs_opendir(inode, file): a directory's open (after an atomic_open
+ * that left it, or a cached one). */
+SPANK_FS_PAIR(nfs_opendir, SPANK_FS_HOOK_OPENDIR, spank_fs_file_sb((struct file *)ctx[1]),
+	      SPANK_FS_META_OPEN, SPANK_FS_CLASS_OPEN)
+
+/* The other operations: each NFS function the VFS calls for one. */
+/* nfs_getattr(idmap, path, stat, mask, flags): stat, fstat, statx */
+SPANK_FS_PAIR(nfs_getattr, SPANK_FS_HOOK_STAT,
+	      spank_fs_dentry_sb(BPF_CORE_READ((struct path *)ctx[1], dentry)), SPANK_FS_META_STAT,
+	      SPANK_FS_CLASS_STAT)
+/* nfs_setattr(idmap, dentry, attr): chmod, chown, utimes, truncate */
+SPANK_FS_PAIR(nfs_setattr, SPANK_FS_HOOK_SETATTR, spank_fs_dentry_sb((struct dentry *)ctx[1]),
+	      SPANK_FS_META_SETATTR, SPANK_FS_CLASS_SETATTR)
+/* nfs_unlink(dir, dentry), nfs_rmdir(dir, dentry) */
+SPANK_FS_PAIR(nfs_unlink, SPANK_FS_HOOK_UNLINK, spank_fs_inode_sb((struct inode *)ctx[0]),
+	      SPANK_FS_META_UNLINK, SPANK_FS_CLASS_NAMESPACE)
+SPANK_FS_PAIR(nfs_rmdir, SPANK_FS_HOOK_RMDIR, spank_fs_inode_sb((struct inode *)ctx[0]),
+	      SPANK_FS_META_RMDIR, SPANK_FS_CLASS_NAMESPACE)
+/* nfs_mkdir, nfs_symlink, nfs_mknod, nfs_rename: (idmap, dir, ...) */
+SPANK_FS_PAIR(nfs_mkdir, SPANK_FS_HOOK_MKDIR, spank_fs_inode_sb((struct inode *)ctx[1]),
+	      SPANK_FS_META_MKDIR, SPANK_FS_CLASS_NAMESPACE)
+SPANK_FS_PAIR(nfs_symlink, SPANK_FS_HOOK_SYMLINK, spank_fs_inode_sb((struct inode *)ctx[1]),
+	      SPANK_FS_META_SYMLINK, SPANK_FS_CLASS_NAMESPACE)
+SPANK_FS_PAIR(nfs_mknod, SPANK_FS_HOOK_MKNOD, spank_fs_inode_sb((struct inode *)ctx[1]),
+	      SPANK_FS_META_MKNOD, SPANK_FS_CLASS_NAMESPACE)
+SPANK_FS_PAIR(nfs_rename, SPANK_FS_HOOK_RENAME, spank_fs_inode_sb((struct inode *)ctx[1]),
+	      SPANK_FS_META_RENAME, SPANK_FS_CLASS_NAMESPACE)
+/* nfs_link(old_dentry, dir, dentry) */
+SPANK_FS_PAIR(nfs_link, SPANK_FS_HOOK_LINK, spank_fs_dentry_sb((struct dentry *)ctx[0]),
+	      SPANK_FS_META_LINK, SPANK_FS_CLASS_NAMESPACE)
+/* nfs_readdir(file, dir_context): getdents */
+SPANK_FS_PAIR(nfs_readdir, SPANK_FS_HOOK_READDIR, spank_fs_file_sb((struct file *)ctx[0]),
+	      SPANK_FS_META_READDIR, SPANK_FS_CLASS_READDIR)
+/* nfs_file_fsync(file, start, end, datasync): fsync, fdatasync */
+SPANK_FS_PAIR(nfs_file_fsync, SPANK_FS_HOOK_FSYNC, spank_fs_file_sb((struct file *)ctx[0]),
+	      SPANK_FS_META_FSYNC, SPANK_FS_CLASS_FSYNC)
+
+/* nfs_lock(file, cmd, fl): fcntl's record locks (and their unlock when a
+ * file that holds some is closed); nfs_flock(file, cmd, fl): flock(),
+ * which NFS makes a lock on the whole file. A test (F_GETLK) is none. */
+static __always_inline int spank_fs_nfs_lock_in(__u64 cmd)
+{
+	if ((int)cmd == SPANK_F_GETLK || (int)cmd == SPANK_F_OFD_GETLK)
+		return 0;
+	return spank_fs_enter(SPANK_FS_HOOK_LOCK);
+}
+
+SEC("fentry/nfs_lock")
+int spank_fs_in_nfs_lock(__u64 *ctx)
+{
+	return spank_fs_nfs_lock_in(ctx[1]);
+}
+
+SEC("fexit/nfs_lock")
+int spank_fs_out_nfs_lock(__u64 *ctx)
+{
+	return spank_fs_exit(SPANK_FS_HOOK_LOCK, spank_fs_file_sb((struct file *)ctx[0]),
+			     SPANK_FS_META_LOCK, SPANK_FS_CLASS_LOCK);
+}
+
+SEC("fentry/nfs_flock")
+int spank_fs_in_nfs_flock(__u64 *ctx)
+{
+	return spank_fs_nfs_lock_in(ctx[1]);
+}
+
+SEC("fexit/nfs_flock")
+int spank_fs_out_nfs_flock(__u64 *ctx)
+{
+	return spank_fs_exit(SPANK_FS_HOOK_LOCK, spank_fs_file_sb((struct file *)ctx[0]),
+			     SPANK_FS_META_LOCK, SPANK_FS_CLASS_LOCK);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -162,6 +162,18 @@ static const char spank_fs_pseudo[][16] = {
 	"pipefs", "sockfs", "anon_inodefs", "pidfs", "bdev", "dmabuf", "aio", "secretmem",
 };
 
+#ifndef SPANK_FS_LEAVE_NFS
+#define SPANK_FS_LEAVE_NFS 0
+#endif
+
+/* "nfs" or "nfs4": with SPANK_FS_LEAVE_NFS, a config leaves them to
+ * spank-fs-nfs (the same series must not come from two configs). */
+static __always_inline int spank_fs_is_nfs(const char *fstype)
+{
+	return fstype[0] == 'n' && fstype[1] == 'f' && fstype[2] == 's' &&
+	       (!fstype[3] || (fstype[3] == '4' && !fstype[4]));
+}
+
 static __always_inline int spank_fs_is_pseudo(const char *fstype)
 {
 	__u64 a = *(const __u64 *)fstype, b = *(const __u64 *)(fstype + 8);
@@ -316,7 +328,8 @@ static __noinline int spank_fs_label_new(__u32 job, __u64 sbp, __u32 drop_map)
 		return 0;
 	spank_fs_type(s, sb);
 	s->label.dev = BPF_CORE_READ(sb, s_dev);
-	s->label.skip = spank_fs_is_pseudo(s->label.fstype);
+	s->label.skip = spank_fs_is_pseudo(s->label.fstype) ||
+			(SPANK_FS_LEAVE_NFS && spank_fs_is_nfs(s->label.fstype));
 	nm = bpf_map_lookup_elem(&spank_fs_nmounts, &job);
 	if (!nm) {
 		bpf_map_update_elem(&spank_fs_nmounts, &job, &zero, BPF_NOEXIST);

@@ -236,7 +236,7 @@ printf '%s\n' "$srender" | sed -n '/^ *# .*spank_ebpf_sets\.conf$/,/^ *and on th
 	sed 's/^ *//' >"$tmp/sets.conf"
 out=$("$cmd" check-config --sets "$tmp/sets.conf" 2>&1)
 tap_point "spank_ebpf_sets.conf(5): the example is a valid sets file (check-config --sets)" $? || show "$out"
-like "spank_ebpf_sets.conf(5): the example declares io, sched, sched-detail, net, fs" "$out" '^probe sets: io, sched, sched-detail, net, fs;'
+like "spank_ebpf_sets.conf(5): the example declares io, sched, sched-detail, net, fs, fs-all" "$out" '^probe sets: io, sched, sched-detail, net, fs, fs-all;'
 like "spank_ebpf_sets.conf(5): the plugin line's sets=, configured" "$sflat" "optional $plugindir/spank_ebpf\\.so sets=$slurmconfdir/spank_ebpf_sets\\.conf"
 like "spank_ebpf_sets.conf(5): check-config --sets" "$sflat" 'spank-ebpf check-config --sets '
 printf 'default = io\n[io]\ndescription = x\nconfigs = c\nlisten = 127.0.0.1:941\n[net]\ndescription = y\nconfigs = d\nlisten = 127.0.0.1:941\n' >"$tmp/clash.conf"

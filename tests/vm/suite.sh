@@ -13,9 +13,9 @@
 SYS_ADMIN_CMD=/usr/sbin/spank-ebpf
 
 # The sets the guest's jobs ask for: tests/system's (io, sched,
-# sched-detail: real.sh), the oom set and the fs set (its NFS config
-# needs the nfs modules loaded: tests/vm/guest/probes-fs.sh loads them
-# before its first job).
+# sched-detail: real.sh), the oom set, the fs set with both its configs
+# and fs-nfs with the NFS one alone (which needs the nfs modules loaded:
+# tests/vm/guest/probes-fs.sh loads them before its first job).
 _vm_sets_file() {
 	_real_sets_file
 	cat <<EOT
@@ -30,6 +30,12 @@ linger = 0
 description = File system calls, bytes and metadata latency, NFS RPCs of the job
 configs = spank-fs,spank-fs-nfs
 listen = 127.0.0.1:945
+linger = 0
+
+[fs-nfs]
+description = NFS calls, bytes, metadata latency and RPCs of the job
+configs = spank-fs-nfs
+listen = 127.0.0.1:946
 linger = 0
 EOT
 }

@@ -235,5 +235,64 @@ vm_scenario_probes_fs() {
 	is "fs: the jobs completed" "$(job_state "$a") $(job_state "$b") $(job_state "$c") $(job_state "$nj") $(job_state "$o")" \
 		"COMPLETED COMPLETED COMPLETED COMPLETED COMPLETED"
 	is "fs: the set's instance stopped after the last job" "$(settled_unit_state spank-ebpf-exporter@fs.service)" inactive
+	_fs_nfs_alone
 	ct umount "$FS_NFS" "$FS_FUSE" "$FS_EXT4" "$FS_TMP" 2>/dev/null
+}
+
+# _fs_runs [run_time_ns]: the runs of the node's fentry/fexit programs
+# of the fs configs, summed, or the time they took (kernel.bpf_stats_
+# enabled on: the kernel counts both).
+_fs_runs() {
+	ct bpftool -j prog show 2>/dev/null | python3 -c '
+import json, sys
+print(sum(p.get(sys.argv[1], 0) for p in json.load(sys.stdin)
+          if p.get("type") == "tracing" and p.get("name", "").startswith("spank_fs")))' "${1:-run_cnt}"
+}
+
+# _fs_nfs_alone: the set fs-nfs (spank-fs-nfs alone, as a site offers it
+# for NFS) puts no program where a job's other calls go: a job's tmpfs
+# and ext4 calls and pipes, 500 reads and writes and 3000 metadata calls
+# on each, run none of its fentry/fexit programs (the kernel's own count
+# of their runs), where spank-fs's would run thousands of times; its NFS
+# calls run them and are counted.
+_fs_nfs_alone() {
+	local j before after m t
+	ct sysctl -qw kernel.bpf_stats_enabled=1
+	j=$(_fs_work fs-l --ebpf=fs-nfs /usr/local/bin/sse-vm-fs-work fs-l "$FS_COUNT" "$FS_TMP" "$FS_EXT4" --go) ||
+		{ is "fs-nfs: sbatch --ebpf=fs-nfs accepted" no yes; return; }
+	ok_if "fs-nfs: the set's instance active before job $j's calls" wait_until 300 \
+		"spank-ebpf-exporter@fs-nfs active" eval '[ "$(ct systemctl is-active spank-ebpf-exporter@fs-nfs.service)" = active ]'
+	ok_if "fs-nfs: ... and answering" wait_until 120 "127.0.0.1:946 answering" \
+		eval "SYS_STANDIN_PORT=946 metrics | grep -q '^ebpf_exporter_'"
+	before=$(_fs_runs)
+	ct touch "$JOB_MARKS/fs-l.go"
+	ok_if "fs-nfs: job $j did its calls on tmpfs and ext4" wait_started fs-l 300
+	after=$(_fs_runs)
+	diag "fs-nfs: runs of the fs configs' fentry/fexit programs: $before before job $j's calls, $after after"
+	is "fs-nfs: job $j's $((FS_COUNT * 2)) data calls, 6000 metadata calls and 400 pipe calls on tmpfs and ext4 ran none of spank-fs-nfs's programs" \
+		"$((after - before))" 0
+	is "fs-nfs: ... and made no series" "$(metric_series 946 "$j")" 0
+	release fs-l
+	wait_job_done "$j"
+	# The same set on NFS: its programs run, and count the job's calls.
+	m=$(_fs_work fs-m --ebpf=fs-nfs /usr/local/bin/sse-vm-fs-work fs-m "$FS_COUNT" "$FS_NFS" --nfs --go) ||
+		{ is "fs-nfs: sbatch --ebpf=fs-nfs on NFS accepted" no yes; return; }
+	ok_if "fs-nfs: the set's instance answering before job $m's calls" wait_until 300 "127.0.0.1:946 answering" \
+		eval "SYS_STANDIN_PORT=946 metrics | grep -q '^ebpf_exporter_'"
+	before=$(_fs_runs)
+	t=$(_fs_runs run_time_ns)
+	ct touch "$JOB_MARKS/fs-m.go"
+	ok_if "fs-nfs: job $m did its calls on NFS" wait_started fs-m 600
+	after=$(_fs_runs)
+	t=$(($(_fs_runs run_time_ns) - t))
+	diag "fs-nfs: runs on NFS: $before before job $m's calls, $after after; their time $t ns, $((t / (after - before + 1))) ns a run (this guest's, emulated)"
+	ok_if "fs-nfs: job $m's NFS calls ran its programs (some thousands of runs: $((after - before)))" \
+		test $((after - before)) -ge 5000
+	FS_PORT=946 _fs_exact "$m" nfs4 "$FS_NFS" fs-m nfs
+	release fs-m
+	wait_job_done "$m"
+	ct sysctl -qw kernel.bpf_stats_enabled=0
+	is "fs-nfs: the jobs completed, the instance stopped" \
+		"$(job_state "$j") $(job_state "$m") $(settled_unit_state spank-ebpf-exporter@fs-nfs.service)" \
+		"COMPLETED COMPLETED inactive"
 }
