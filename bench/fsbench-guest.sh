@@ -9,7 +9,7 @@ fsbench_run() {
 	local c=$1 tag=$2 w=$3 out t0
 	shift 3
 	t0=$(date +%s)
-	out=$(env "$@" PROBEPAIR_TAG="$tag" PROBEPAIR_WAIT=600 EXPORTER=/usr/local/bin/ebpf_exporter \
+	out=$(env "$@" PROBEPAIR_TAG="$tag" PROBEPAIR_WAIT=600 EXPORTER="$FSB_EXPORTER" \
 		timeout 3000 bash /usr/local/share/sse-vm/src/bench/probepair.sh "$c" "$w" "$FSB_PAIRS" 2>&1 </dev/null)
 	printf '%s\n' "$out" | sed 's/^/# /'
 	ok_if "fsbench: $c $tag: $FSB_PAIRS pairs and a summary ($(($(date +%s) - t0)) s)" \
@@ -19,6 +19,9 @@ fsbench_run() {
 vm_scenario_fsbench_guest() {
 	local d=/usr/local/share/sse-vm w c nfs=
 	. "$d/fsbench.env"
+	# The packages' exporter (the ebpf-exporter package), or a cached build.
+	FSB_EXPORTER=/usr/bin/ebpf_exporter
+	[ -x "$FSB_EXPORTER" ] || FSB_EXPORTER=/usr/local/bin/ebpf_exporter
 	. "$d/lib/probes-fs.sh"
 	diag "fsbench: kernel $(uname -r), $(nproc) CPUs, runs: $FSB_RUNS"
 	ct mkdir -p "$FS_TMP"

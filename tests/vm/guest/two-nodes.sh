@@ -317,8 +317,47 @@ _tn_fs_work() {
 # the prolog's wait), the payload NAME makes its calls.
 _tn_fs_go() {
 	ok_if "two nodes: node2's fs set's instance answers before $1 makes a call" wait_until 300 \
-		"node2:$FS_PORT answering" eval "SYS_STANDIN_HOST=$TN_NET.2 SYS_STANDIN_PORT=$FS_PORT metrics | grep -q '^ebpf_exporter_'"
+		"node2:$FS_PORT answering" eval "SYS_STANDIN_HOST=$TN_NET.2 SYS_STANDIN_PORT=$FS_PORT metrics | grep -q '^ebpf_exporter_'" ||
+		diag "two nodes: the queue: $(ct squeue -h -o '%i %j %T %R %N' 2>&1 | tr '\n' '|'); node2's marks: $(_tn_node2_mark '' 2>&1 | tr '\n' ' ' | cut -c1-300)"
 	touch "$TN_GATES/$1.go"
+}
+
+# _tn_dashboard_fs JOB: the dashboard's file system panels
+# (contrib/grafana/job-io.json), their queries as Grafana sends them for
+# JOB ($jobid; $__rate_interval 10m, the job's calls being minutes old at
+# most), answered by node1's Prometheus with JOB's NFS figures from node2.
+_tn_dashboard_fs() {
+	local nj=$1 title expr out panels=0
+	while IFS=$'\t' read -r title expr; do
+		panels=$((panels + 1))
+		expr=${expr//\$jobid/$nj}
+		expr=${expr//\$__rate_interval/10m}
+		out=$(promql "$expr")
+		diag "two nodes: dashboard panel \"$title\": $(printf '%s' "$out" | tr '\n' '|')"
+		case $title in
+		"File system bytes per second")
+			like "two nodes: dashboard, \"$title\": job $nj's NFS writes" "$out" \
+				"^fstype=nfs4 mount=$FS_NFS op=write = [0-9.e+-]*[1-9]" ;;
+		"File system metadata operations per second")
+			like "two nodes: dashboard, \"$title\": job $nj's NFS mount" "$out" \
+				"^fstype=nfs4 mount=$FS_NFS = [0-9.e+-]*[1-9]" ;;
+		"Cluster (operators): top jobs"*)
+			like "two nodes: dashboard, \"$title\": job $nj and its user" "$out" \
+				"^jobid=$nj user=$SYS_USER = [0-9.e+-]*[1-9]" ;;
+		*) is "two nodes: dashboard, a file system panel this test knows: \"$title\"" no yes ;;
+		esac
+	done < <(python3 -c '
+import json, sys
+def walk(ps):
+    for p in ps:
+        yield p
+        yield from walk(p.get("panels", []))
+for p in walk(json.load(open(sys.argv[1]))["panels"]):
+    for t in p.get("targets", []):
+        if "spank_fs_" in t.get("expr", ""):
+            print(p["title"] + "\t" + " ".join(t["expr"].split()))
+' /usr/local/share/sse-vm/lib/job-io.json)
+	is "two nodes: the dashboard's file system panels, all asked" "$panels" 3
 }
 
 # _tn_node2_section REPORT: REPORT's lines of node2 (" node node2, ..."
@@ -348,6 +387,7 @@ _tn_nfs_scenario() {
 	ok_if "two nodes: Prometheus holds job $nj's RPCs from node2 (instance node2:945)" \
 		wait_until 60 "job $nj's RPCs in Prometheus" _jm_has \
 		"sum(ebpf_exporter_spank_fs_nfs_rpcs_total{jobid=\"$nj\",instance=\"node2:945\"}) > 2000"
+	_tn_dashboard_fs "$nj"
 	out=$(ctu "$SYS_ADMIN_CMD" -c "$login" report --cluster "$nj" 2>&1)
 	_tn_show "while job $nj runs, spank-ebpf -c $login report --cluster $nj, as $SYS_USER" "$out"
 	like "two nodes: report --cluster $nj: node2's section with the fs set" "$out" "^ node node2, sets fs:\$"
