@@ -297,7 +297,45 @@ _fs_nfs_alone() {
 	release fs-m
 	wait_job_done "$m"
 	ct sysctl -qw kernel.bpf_stats_enabled=0
+	_fs_flusher
 	is "fs-nfs: the jobs completed, the instance stopped" \
 		"$(job_state "$j") $(job_state "$m") $(settled_unit_state spank-ebpf-exporter@fs-nfs.service)" \
 		"COMPLETED COMPLETED inactive"
+}
+
+# _fs_flusher: the writeback of a job's dirty pages by the kernel's
+# flusher thread, which is no task of the job's: its WRITE RPCs credited
+# to the job that last wrote the file (spank-fs-nfs's fs_nfs_writers),
+# none left unattributed. The job writes 64 blocks, buffered, and sleeps
+# with the file open (no fsync, no close: nothing of its own flushes);
+# dirty pages expire after a second here (the node's default is 30 s).
+_fs_flusher() {
+	local d k w0 w1 got sel
+	ct sysctl -qw vm.dirty_expire_centisecs=100 vm.dirty_writeback_centisecs=100
+	d=$(_fs_work fs-d --ebpf=fs-nfs /usr/local/bin/sse-vm-fs-work fs-d 64 "$FS_NFS" --dirty --go) ||
+		{ is "fs-nfs: sbatch --ebpf=fs-nfs (flusher) accepted" no yes; return; }
+	ok_if "fs-nfs: the set's instance answering before job $d's writes" wait_until 300 "127.0.0.1:946 answering" \
+		eval "SYS_STANDIN_PORT=946 metrics | grep -q '^ebpf_exporter_'"
+	k=$(metric_sum 946 ebpf_exporter_spank_fs_dropped_total 'reason="unattributed"')
+	ct touch "$JOB_MARKS/fs-d.go"
+	ok_if "fs-nfs: job $d wrote 64 blocks to NFS and sleeps with the file open" \
+		wait_until 300 "job $d's writes" ct test -s "$JOB_MARKS/fs-d.dirty"
+	sel="jobid=\"$d\",mount=\"$FS_NFS\",procedure=\"WRITE\""
+	ok_if "fs-nfs: the flusher's WRITE RPCs of job $d's file, credited to job $d" \
+		wait_until 90 "job $d's WRITE RPCs" metric_at_least 946 ebpf_exporter_spank_fs_nfs_rpcs_total "$sel" 1
+	sleep 5 # the rest of its 256 KiB, if any, written back meanwhile
+	got=$(metric_sum 946 ebpf_exporter_spank_fs_nfs_rpcs_total "$sel")
+	ct touch "$JOB_MARKS/fs-d.flushed"
+	wait_until 60 "job $d's mountstats after" ct test -s "$JOB_MARKS/fs-d.flushedrpcs"
+	w0=$(ct cat "$JOB_MARKS/fs-d.dirty" 2>&1)
+	w1=$(ct cat "$JOB_MARKS/fs-d.flushedrpcs" 2>&1)
+	diag "fs-nfs: the mount's WRITE RPCs: $w0 when job $d had written, $w1 before it closed; job $d's: $got"
+	is "fs-nfs: ... every WRITE RPC of the mount meanwhile (mountstats), the job's task asleep" \
+		"$got" "$((w1 - w0))"
+	is "fs-nfs: ... none of them left unattributed" \
+		"$(metric_sum 946 ebpf_exporter_spank_fs_dropped_total 'reason="unattributed"')" "$k"
+	release fs-d
+	wait_job_done "$d"
+	ct sysctl -qw vm.dirty_expire_centisecs=3000 vm.dirty_writeback_centisecs=500
+	is "fs-nfs: job $d completed" "$(job_state "$d")" COMPLETED
 }
