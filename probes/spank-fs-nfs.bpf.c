@@ -311,8 +311,8 @@ struct kiocb {
 SEC("fexit/nfs_file_read")
 int spank_fs_nfs_file_read(__u64 *ctx)
 {
-	return spank_fs_data(BPF_CORE_READ((struct kiocb *)ctx[0], ki_filp), (long)ctx[2],
-			     SPANK_FS_OP_READ);
+	spank_fs_data(BPF_CORE_READ((struct kiocb *)ctx[0], ki_filp), (long)ctx[2], SPANK_FS_OP_READ);
+	return 0;
 }
 
 /* nfs_file_write(iocb, from): the same for writes; and the file is the
@@ -325,13 +325,9 @@ int spank_fs_nfs_file_write(__u64 *ctx)
 	struct spank_fs_file key = {};
 	struct inode *inode;
 	long ret = (long)ctx[2];
-	__u32 job;
+	__u32 job = spank_fs_data(f, ret, SPANK_FS_OP_WRITE);
 
-	spank_fs_data(f, ret, SPANK_FS_OP_WRITE);
-	if (ret <= 0)
-		return 0;
-	job = spank_job_of_current(SPANK_JOB_FS);
-	if (!job)
+	if (ret <= 0 || !job)
 		return 0;
 	inode = BPF_CORE_READ(f, f_inode);
 	key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
@@ -457,30 +453,21 @@ static __always_inline int spank_fs_nfs_lock_in(__u64 cmd)
 	return spank_fs_enter(SPANK_FS_HOOK_LOCK);
 }
 
-SEC("fentry/nfs_lock")
-int spank_fs_in_nfs_lock(__u64 *ctx)
-{
-	return spank_fs_nfs_lock_in(ctx[1]);
-}
+/* NAME, nfs_lock or nfs_flock: (file, cmd, fl). */
+#define SPANK_FS_NFS_LOCK(fn)                                                      \
+	SEC("fentry/" #fn)                                                         \
+	int spank_fs_in_##fn(__u64 *ctx)                                           \
+	{                                                                          \
+		return spank_fs_nfs_lock_in(ctx[1]);                               \
+	}                                                                          \
+	SEC("fexit/" #fn)                                                          \
+	int spank_fs_out_##fn(__u64 *ctx)                                          \
+	{                                                                          \
+		return spank_fs_exit(SPANK_FS_HOOK_LOCK, spank_fs_file_sb((struct file *)ctx[0]), \
+				     SPANK_FS_META_LOCK, SPANK_FS_CLASS_LOCK);     \
+	}
 
-SEC("fexit/nfs_lock")
-int spank_fs_out_nfs_lock(__u64 *ctx)
-{
-	return spank_fs_exit(SPANK_FS_HOOK_LOCK, spank_fs_file_sb((struct file *)ctx[0]),
-			     SPANK_FS_META_LOCK, SPANK_FS_CLASS_LOCK);
-}
-
-SEC("fentry/nfs_flock")
-int spank_fs_in_nfs_flock(__u64 *ctx)
-{
-	return spank_fs_nfs_lock_in(ctx[1]);
-}
-
-SEC("fexit/nfs_flock")
-int spank_fs_out_nfs_flock(__u64 *ctx)
-{
-	return spank_fs_exit(SPANK_FS_HOOK_LOCK, spank_fs_file_sb((struct file *)ctx[0]),
-			     SPANK_FS_META_LOCK, SPANK_FS_CLASS_LOCK);
-}
+SPANK_FS_NFS_LOCK(nfs_lock)
+SPANK_FS_NFS_LOCK(nfs_flock)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -52,25 +52,29 @@
 SEC("fexit/vfs_read")
 int spank_fs_read(__u64 *ctx)
 {
-	return spank_fs_data((struct file *)ctx[0], (long)ctx[4], SPANK_FS_OP_READ);
+	spank_fs_data((struct file *)ctx[0], (long)ctx[4], SPANK_FS_OP_READ);
+	return 0;
 }
 
 SEC("fexit/vfs_write")
 int spank_fs_write(__u64 *ctx)
 {
-	return spank_fs_data((struct file *)ctx[0], (long)ctx[4], SPANK_FS_OP_WRITE);
+	spank_fs_data((struct file *)ctx[0], (long)ctx[4], SPANK_FS_OP_WRITE);
+	return 0;
 }
 
 SEC("fexit/vfs_readv")
 int spank_fs_readv(__u64 *ctx)
 {
-	return spank_fs_data((struct file *)ctx[0], (long)ctx[5], SPANK_FS_OP_READ);
+	spank_fs_data((struct file *)ctx[0], (long)ctx[5], SPANK_FS_OP_READ);
+	return 0;
 }
 
 SEC("fexit/vfs_writev")
 int spank_fs_writev(__u64 *ctx)
 {
-	return spank_fs_data((struct file *)ctx[0], (long)ctx[5], SPANK_FS_OP_WRITE);
+	spank_fs_data((struct file *)ctx[0], (long)ctx[5], SPANK_FS_OP_WRITE);
+	return 0;
 }
 
 /* ---- metadata ------------------------------------------------------------ */

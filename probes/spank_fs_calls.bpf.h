@@ -142,7 +142,11 @@ struct {
 
 /* ---- data -------------------------------------------------------------- */
 
-static __always_inline int spank_fs_data(struct file *f, long ret, __u32 op)
+/* A data call that returned ret on f: counted. Returns the calling job
+ * when the call is one of its data calls on a file (0 for no job, a
+ * failed call, a pipe...), counted or not (its file system over the job's
+ * share). */
+static __always_inline __u32 spank_fs_data(struct file *f, long ret, __u32 op)
 {
 	struct spank_fs_label *l;
 	struct spank_fs_key k;
@@ -161,7 +165,7 @@ static __always_inline int spank_fs_data(struct file *f, long ret, __u32 op)
 		return 0;
 	l = spank_fs_label(job, BPF_CORE_READ(inode, i_sb), SPANK_FS_MAP_MOUNTS);
 	if (!l)
-		return 0;
+		return job;
 	k.job = job;
 	k.op = op;
 	__builtin_memcpy(k.fstype, l->fstype, sizeof(k.fstype));
@@ -169,7 +173,7 @@ static __always_inline int spank_fs_data(struct file *f, long ret, __u32 op)
 	spank_add(&spank_fs_data_ops_total, &k, 1, SPANK_FS_MAP_DATA_OPS);
 	if (ret > 0)
 		spank_add(&spank_fs_data_bytes_total, &k, ret, SPANK_FS_MAP_DATA_BYTES);
-	return 0;
+	return job;
 }
 
 /* ---- metadata ------------------------------------------------------------ */
