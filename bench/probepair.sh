@@ -126,6 +126,46 @@ probepair_on() {
 	curl -fs "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 ||
 		{ echo "probepair: the exporter did not answer (log: $work/exporter.log)" >&2; cat "$work/exporter.log" >&2; exit 1; }
 	probepair_admit "$epid" || { cat "$work/exporter.log" >&2; exit 1; }
+	probepair_settle "$epid"
+}
+
+# probepair_cpu PID: its CPU time so far, in clock ticks.
+probepair_cpu() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# probepair_settle PID: waits (30 s at most) until the exporter used no
+# CPU for half a second: after its start, the Go runtime's collection of
+# what loading the BTF and the objects allocated is still running, and
+# on the few CPUs of an emulated guest it would be timed as the config's
+# cost.
+probepair_settle() {
+	local i a b
+	a=$(probepair_cpu "$1")
+	for i in $(seq 60); do
+		sleep 0.5
+		b=$(probepair_cpu "$1")
+		[ "$a" != "$b" ] || return 0
+		a=$b
+	done
+	echo "probepair: the exporter still busy after 30 s; timed anyway" >&2
+}
+
+# probepair_progs: the BPF programs loaded on this host.
+probepair_progs() {
+	bpftool prog list 2>/dev/null | grep -c '^[0-9]*:'
+}
+
+# probepair_gone: waits (30 s at most) until the programs of the exporter
+# just stopped are freed (the kernel does so after it exited): the "off"
+# run after an "on" must not time their teardown.
+probepair_gone() {
+	local i
+	for i in $(seq 300); do
+		[ "$(probepair_progs)" -gt "$progs_off" ] || return 0
+		sleep 0.1
+	done
+	echo "probepair: $(($(probepair_progs) - progs_off)) programs still loaded 30 s after the exporter's exit" >&2
 }
 
 # probepair_seen: the exporter's series of job 42 (the workload was observed).
@@ -137,6 +177,7 @@ probepair_off() {
 	kill "$epid" 2>/dev/null
 	wait "$epid" 2>/dev/null
 	epid=""
+	probepair_gone
 }
 
 probepair_run() {
@@ -145,6 +186,7 @@ probepair_run() {
 		sed -n 's/^ns_per_op=\([0-9.]*\) .*/\1/p'
 }
 
+progs_off=$(probepair_progs)
 for p in $(seq "$pairs"); do
 	if [ $((p % 2)) -eq 1 ]; then
 		off=$(probepair_run)
@@ -169,3 +211,41 @@ awk -v c="$config" -v w="$tag" '
 		printf "probepair-%s-%s pairs=%d median %+.2f%% (quartiles %+.2f%% to %+.2f%%; min %+.2f%%, max %+.2f%%)\n", c, w, n,
 			(r[int((n + 1) / 2)] - 1) * 100, (r[int((n + 3) / 4)] - 1) * 100, (r[int((3 * n + 1) / 4)] - 1) * 100,
 			(r[1] - 1) * 100, (r[n] - 1) * 100 }' "$work/pairs"
+
+# PROBEPAIR_STATS=1: one more "on" run, unpaired, with the kernel's
+# bpf_stats on, for where the time goes: per program of the exporter its
+# runs and ns per operation of the workload, and their sum, against the
+# "off" ns per operation of the pairs (their median). bpf_stats adds two
+# clock reads to each run, counted in these figures.
+probepair_stats_snap() {
+	local id
+	# A program may have several descriptors (its link's too): once each.
+	for id in $(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ {print $2}' | sort -un); do
+		bpftool prog show id "$id" 2>/dev/null | head -n 1 |
+			awk -v id="$id" '{ nm = "?"; t = 0; c = 0
+				for (i = 1; i < NF; i++) { if ($i == "name") nm = $(i + 1); if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) }
+				print id, nm, t, c }'
+	done
+}
+
+if [ "${PROBEPAIR_STATS:-0}" = 1 ]; then
+	probepair_on
+	sysctl -qw kernel.bpf_stats_enabled=1
+	probepair_stats_snap "$epid" >"$work/stats0"
+	# shellcheck disable=SC2086 # the workload's arguments, split
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$load" $args >"$work/stats-run"
+	probepair_stats_snap "$epid" >"$work/stats1"
+	sysctl -qw kernel.bpf_stats_enabled=0
+	probepair_off
+	ops=$(sed -n 's/.* ops=\([0-9]*\).*/\1/p' "$work/stats-run")
+	offns=$(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "off_ns") print kv[2] } }' "$work/pairs" |
+		sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	awk -v c="$config" -v w="$tag" -v ops="${ops:-0}" -v off="${offns:-0}" '
+		FNR == NR { t0[$1] = $3; c0[$1] = $4; next }
+		{ dt = $3 - t0[$1]; dc = $4 - c0[$1]; if (dc <= 0) next
+		  T += dt; C += dc
+		  printf "probepair-%s-%s stats prog=%s runs_per_op=%.2f ns_per_run=%.0f ns_per_op=%.0f\n", c, w, $2, dc / ops, dt / dc, dt / ops }
+		END { if (ops <= 0 || C == 0) { printf "probepair-%s-%s stats: no program ran\n", c, w; exit }
+		  printf "probepair-%s-%s stats total runs_per_op=%.2f ns_per_run=%.0f ns_per_op=%.0f off_ns_per_op=%.0f share=%.2f%%\n",
+			c, w, C / ops, T / C, T / ops, off, (off > 0 ? 100 * T / ops / off : 0) }' "$work/stats0" "$work/stats1"
+fi
