@@ -20,7 +20,8 @@
 # Usage (root, from the top of a built tree, under the container lock
 # as the VM suites):
 #   bench/vm-probepair.sh [PAIRS]          PAIRS: 21 by default
-# FSBENCH_RELEASE (trixie: kernel 6.12; bookworm: 6.1), FSBENCH_RUNS
+# FSBENCH_RELEASE (trixie: kernel 6.12; bookworm: 6.1), FSBENCH_CPUS (the
+# guest's CPUs: 1), FSBENCH_STATS (1: probepair's bpf_stats run), FSBENCH_RUNS
 # (CONFIG:WORKLOAD pairs, in that order: by default the NFS config on
 # every workload, its floor on NFS's, spank-fs and its floor on the
 # others), VM_TIMEOUT (seconds for the guest, 5400), FSBENCH_SAVE (a
@@ -44,7 +45,7 @@ fsbench_node_files() {
 	chroot "$NODE_ROOT" gcc -O2 -Wall -o "$VM_GUEST_DIR/src/bench/probe_load" "$VM_GUEST_DIR/src/bench/probe_load.c" ||
 		bail "cannot build probe_load in the node"
 	cp "$SYS_TOP/tests/vm/guest/probes-fs.sh" "$NODE_ROOT$VM_GUEST_DIR/lib/" || bail "cannot copy probes-fs.sh"
-	printf 'FSB_PAIRS=%s\nFSB_RUNS="%s"\n' "$FSBENCH_PAIRS" "$FSBENCH_RUNS" \
+	printf 'FSB_PAIRS=%s\nFSB_RUNS="%s"\nFSB_STATS=%s\n' "$FSBENCH_PAIRS" "$FSBENCH_RUNS" "${FSBENCH_STATS:-1}" \
 		>"$NODE_ROOT$VM_GUEST_DIR/fsbench.env"
 	vm_nfs_packages
 }
@@ -58,7 +59,11 @@ _vm_node_files
 fsbench_node_files
 vm_image "$NODE_ROOT" "$RUN/root.img"
 sys_unmount "$NODE_ROOT"
-vm_boot "$RUN/root.img" "${VM_TIMEOUT:-5400}"
+# One CPU by default: tests/lib/vm.sh emulates a guest's CPUs in turn on
+# one host thread, and with two the NFS client, its server and the
+# exporter were scheduled across them at random; a pair's two runs then
+# differed by up to a factor of two.
+VM_CPUS=${FSBENCH_CPUS:-1} vm_boot "$RUN/root.img" "${VM_TIMEOUT:-5400}"
 [ -z "${FSBENCH_SAVE:-}" ] || cp "$RUN/log/vm-tap.log" "$FSBENCH_SAVE"
 rm -f "$RUN/root.img"
 sys_finish

@@ -230,7 +230,8 @@ vm_boot() {
 # background, VM_PID its (timeout's) PID, its logs in DIR: the console
 # (vm-console.log), the TAP port (vm-tap.log), qemu's own (qemu.log).
 # QEMU-ARGS add devices (a NIC: -netdev/-device); VM_APPEND adds to the
-# kernel's command line (the guest reads its part there: -append is one).
+# kernel's command line (the guest reads its part there: -append is one);
+# VM_CPUS, the guest's CPUs (2).
 vm_start() {
 	local img=$1 secs=$2 dir=$3
 	shift 3
@@ -241,7 +242,7 @@ vm_start() {
 	# MSR), both vCPUs on one host thread: with one each (MTTCG), a 6.12
 	# guest patching a tracepoint into __schedule panicked (Oops: int3).
 	timeout -k 10 "$secs" qemu-system-x86_64 -nodefaults -no-user-config -machine pc -accel tcg,thread=single \
-		-cpu max -smp 2,sockets=1,cores=2,threads=1 -m "${VM_MEMORY:-3072}" -display none -no-reboot -nic none \
+		-cpu max -smp "${VM_CPUS:-2},sockets=1,cores=${VM_CPUS:-2},threads=1" -m "${VM_MEMORY:-3072}" -display none -no-reboot -nic none \
 		-kernel "$KDIR/vmlinuz" -initrd "$KDIR/initrd.img" \
 		-append "console=ttyS0 panic=-1 systemd.show_status=0 systemd.getty_auto=0${VM_APPEND:+ $VM_APPEND}" \
 		-drive "file=$img,format=raw,if=virtio,cache=unsafe" \

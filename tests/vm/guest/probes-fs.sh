@@ -76,11 +76,12 @@ _fs_exact() {
 
 # _fs_nfs_setup: this guest's NFS server (nfs-kernel-server, installed
 # in the node before the image was made: tests/vm/suite.sh) exporting
-# FS_EXPORT, mounted at FS_NFS over loopback.
+# FS_EXPORT (FS_EXPORT_OPTS: more export options), mounted at FS_NFS over
+# loopback.
 _fs_nfs_setup() {
 	ct test -x /usr/sbin/exportfs || { diag "fs: no nfs-kernel-server in the node"; return 1; }
 	ct mkdir -p "$FS_EXPORT" "$FS_NFS" && ct chmod 1777 "$FS_EXPORT" &&
-		ct sh -c "echo '$FS_EXPORT 127.0.0.1(rw,sync,no_subtree_check,insecure)' >/etc/exports" &&
+		ct sh -c "echo '$FS_EXPORT 127.0.0.1(rw,sync,no_subtree_check,insecure${FS_EXPORT_OPTS:+,$FS_EXPORT_OPTS})' >/etc/exports" &&
 		ct timeout 60 systemctl restart nfs-server >/dev/null 2>&1 &&
 		ct timeout 60 mount -t nfs4 "127.0.0.1:$FS_EXPORT" "$FS_NFS"
 }
