@@ -93,8 +93,8 @@ int floor_net_retransmit(void *ctx)
 	{                                        \
 		return 0;                        \
 	}
-#define FLOOR_FS_RAW_TP(tp)                      \
-	SEC("raw_tp/" #tp)                       \
+#define FLOOR_FS_TP_BTF(tp)                      \
+	SEC("tp_btf/" #tp)                       \
 	int floor_fs_tp_##tp(void *ctx)          \
 	{                                        \
 		return 0;                        \
@@ -132,8 +132,7 @@ FLOOR_FS_PAIR(fcntl_setlk)
 #ifdef FLOOR_FS_NFS
 FLOOR_FS_EXIT(nfs_file_read)
 FLOOR_FS_EXIT(nfs_file_write)
-FLOOR_FS_PAIR(nfs_atomic_open)
-FLOOR_FS_PAIR(nfs_check_flags)
+FLOOR_FS_ENTRY(nfs_check_flags)
 FLOOR_FS_PAIR(nfs_create)
 FLOOR_FS_ENTRY(nfs_open)
 FLOOR_FS_ENTRY(nfs_fscache_open_file)
@@ -151,14 +150,10 @@ FLOOR_FS_PAIR(nfs_readdir)
 FLOOR_FS_PAIR(nfs_file_fsync)
 FLOOR_FS_PAIR(nfs_lock)
 FLOOR_FS_PAIR(nfs_flock)
-FLOOR_FS_RAW_TP(nfs_initiate_read)
-FLOOR_FS_RAW_TP(nfs_initiate_write)
-FLOOR_FS_RAW_TP(nfs_initiate_commit)
-FLOOR_FS_RAW_TP(nfs_getattr_enter)
-FLOOR_FS_RAW_TP(nfs_lookup_enter)
-FLOOR_FS_RAW_TP(nfs_access_enter)
-FLOOR_FS_RAW_TP(nfs_atomic_open_enter)
-FLOOR_FS_RAW_TP(rpc_task_begin)
+FLOOR_FS_TP_BTF(nfs_initiate_read)
+FLOOR_FS_TP_BTF(nfs_initiate_write)
+FLOOR_FS_TP_BTF(nfs_initiate_commit)
+FLOOR_FS_TP_BTF(rpc_task_begin)
 #endif
 
 char LICENSE[] SEC("license") = "GPL";

@@ -24,12 +24,16 @@
  *     SEQUENCE, RENEW) are no job's and not counted.
  *   - in a task of no observed job: not counted.
  * The mount point is the RPC client's: each NFS super block's nfs_server
- * has one (server->client), learnt in fs_nfs_clients when an NFS
- * tracepoint sees an inode of that super block (nfs_getattr_enter,
- * nfs_lookup_enter, nfs_access_enter, nfs_atomic_open_enter and the
- * three above: one of them runs before the first RPC of any call). RPCs
- * of the client's own (the lease, on nfs_client's cl_rpcclient) have no
- * mount and are not counted, as mountstats' per-op counts leave them out.
+ * has one (server->client), learnt in fs_nfs_clients the first time a
+ * job's call on that super block is counted (below) or one of the three
+ * tracepoints above sees a file of it. Until then its RPCs are not
+ * counted: on a mount no observed job used since the exporter started,
+ * the RPCs of a job's calls before its first counted one there (that
+ * call's LOOKUP, ACCESS, OPEN...), and none after. (The nfs tracepoints
+ * of lookups and access checks, which ran before any RPC, cost a program
+ * run each, three per create on NFSv4.) RPCs of the
+ * client's own (the lease, on nfs_client's cl_rpcclient) have no mount
+ * and are not counted, as mountstats' per-op counts leave them out.
  */
 #define SPANK_DROPPED spank_fs_dropped_total
 #include "spank_job.bpf.h"
@@ -46,6 +50,9 @@
 #define SPANK_FS_MAP_META_LATENCY 16
 #define SPANK_FS_MAP_MOUNTS SPANK_FS_NFS_MAP_MOUNTS
 #define SPANK_FS_MAP_STARTS 17
+struct spank_fs_label;
+static __always_inline void spank_fs_nfs_seen(struct spank_fs_label *l, struct super_block *sb);
+#define SPANK_FS_SEEN(l, sb) spank_fs_nfs_seen((l), (sb))
 #include "spank_fs_calls.bpf.h"
 
 #define SPANK_FS_PROC_LEN 28
@@ -99,11 +106,17 @@ struct {
 } spank_fs_nfs_rpcs_total SEC(".maps");
 
 /* RPC client -> its NFS super block (scratch). */
+struct fs_nfs_client {
+	__u64 sb;  /* struct super_block * */
+	__u32 dev; /* its s_dev */
+	__u32 pad;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
-	__type(key, __u64);   /* struct rpc_clnt * */
-	__type(value, __u64); /* struct super_block * */
+	__type(key, __u64); /* struct rpc_clnt * */
+	__type(value, struct fs_nfs_client);
 } fs_nfs_clients SEC(".maps");
 
 struct spank_fs_file {
@@ -125,7 +138,7 @@ struct {
 struct fs_nfs_next {
 	__u64 sb;
 	__u32 job;
-	__u32 pad;
+	__u32 dev; /* the super block's s_dev */
 };
 
 struct {
@@ -140,31 +153,44 @@ static __always_inline int spank_fs_nfs_loaded(void)
 	return bpf_core_type_exists(struct rpc_task) && bpf_core_type_exists(struct nfs_server);
 }
 
-/* An inode of an NFS super block: its RPC client learnt. */
-static __always_inline void spank_fs_nfs_learn(struct inode *inode)
+/* An NFS super block (a pointer of a hook's argument): its RPC client
+ * learnt. */
+static __always_inline void spank_fs_nfs_learn(struct super_block *sb)
 {
-	struct super_block *sb;
+	struct fs_nfs_client c = {};
+	struct fs_nfs_client *had;
 	struct nfs_server *server;
-	__u64 clnt, sbp;
+	__u64 clnt;
 
-	if (!spank_fs_nfs_loaded() || !inode)
+	if (!spank_fs_nfs_loaded() || !sb)
 		return;
-	sb = BPF_CORE_READ(inode, i_sb);
-	server = (struct nfs_server *)BPF_CORE_READ(sb, s_fs_info);
+	/* s_fs_info is a void *: no type to read it by, a helper then. */
+	server = (struct nfs_server *)sb->s_fs_info;
 	if (!server)
 		return;
 	clnt = (__u64)BPF_CORE_READ(server, client);
-	if (!clnt || bpf_map_lookup_elem(&fs_nfs_clients, &clnt))
+	if (!clnt)
 		return;
-	sbp = (__u64)sb;
-	bpf_map_update_elem(&fs_nfs_clients, &clnt, &sbp, BPF_ANY);
+	c.sb = (__u64)sb;
+	c.dev = sb->s_dev;
+	had = bpf_map_lookup_elem(&fs_nfs_clients, &clnt);
+	if (had && had->sb == c.sb && had->dev == c.dev)
+		return;
+	bpf_map_update_elem(&fs_nfs_clients, &clnt, &c, BPF_ANY);
+}
+
+/* A job's first counted call on sb's file system (SPANK_FS_SEEN). */
+static __always_inline void spank_fs_nfs_seen(struct spank_fs_label *l, struct super_block *sb)
+{
+	spank_fs_nfs_learn(sb);
+	l->seen = 1;
 }
 
 static __always_inline int spank_fs_nfs_kthread(void)
 {
-	struct task_struct___flags *t = (struct task_struct___flags *)bpf_get_current_task();
+	struct task_struct___flags *t = (struct task_struct___flags *)bpf_get_current_task_btf();
 
-	return BPF_CORE_READ(t, flags) & SPANK_PF_KTHREAD;
+	return t->flags & SPANK_PF_KTHREAD;
 }
 
 /* A READ, WRITE or COMMIT of inode's about to begin in this thread: a
@@ -176,87 +202,66 @@ static __always_inline void spank_fs_nfs_initiate(struct inode *inode)
 	__u64 key;
 	__u32 *w;
 
-	if (!inode)
+	if (!inode || !inode->i_sb)
 		return;
-	spank_fs_nfs_learn(inode);
+	spank_fs_nfs_learn(inode->i_sb);
 	if (!spank_fs_nfs_kthread())
 		return;
-	f.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	f.ino = BPF_CORE_READ(inode, i_ino);
+	next.sb = (__u64)inode->i_sb;
+	next.dev = inode->i_sb->s_dev;
+	f.dev = next.dev;
+	f.ino = inode->i_ino;
 	w = bpf_map_lookup_elem(&fs_nfs_writers, &f);
 	next.job = w ? *w : 0;
-	next.sb = (__u64)BPF_CORE_READ(inode, i_sb);
 	key = bpf_get_current_pid_tgid();
 	if (bpf_map_update_elem(&fs_nfs_pending, &key, &next, BPF_ANY))
 		spank_drop(SPANK_FS_NFS_MAP_PENDING, SPANK_DROP_FULL);
 }
 
-SEC("raw_tp/nfs_initiate_read")
-int spank_fs_nfs_read(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/nfs_initiate_read")
+int spank_fs_nfs_read(__u64 *ctx)
 {
-	if (spank_fs_nfs_loaded())
-		spank_fs_nfs_initiate(BPF_CORE_READ((struct nfs_pgio_header *)ctx->args[0], inode));
+	struct nfs_pgio_header *d = (struct nfs_pgio_header *)ctx[0];
+
+	if (spank_fs_nfs_loaded() && d)
+		spank_fs_nfs_initiate(d->inode);
 	return 0;
 }
 
-SEC("raw_tp/nfs_initiate_write")
-int spank_fs_nfs_write(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/nfs_initiate_write")
+int spank_fs_nfs_write(__u64 *ctx)
 {
-	if (spank_fs_nfs_loaded())
-		spank_fs_nfs_initiate(BPF_CORE_READ((struct nfs_pgio_header *)ctx->args[0], inode));
+	struct nfs_pgio_header *d = (struct nfs_pgio_header *)ctx[0];
+
+	if (spank_fs_nfs_loaded() && d)
+		spank_fs_nfs_initiate(d->inode);
 	return 0;
 }
 
-SEC("raw_tp/nfs_initiate_commit")
-int spank_fs_nfs_commit(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/nfs_initiate_commit")
+int spank_fs_nfs_commit(__u64 *ctx)
 {
-	if (spank_fs_nfs_loaded())
-		spank_fs_nfs_initiate(BPF_CORE_READ((struct nfs_commit_data *)ctx->args[0], inode));
-	return 0;
-}
+	struct nfs_commit_data *d = (struct nfs_commit_data *)ctx[0];
 
-/* The calls that start synchronous RPCs: their inode (or directory)
- * first. */
-SEC("raw_tp/nfs_getattr_enter")
-int spank_fs_nfs_getattr(struct bpf_raw_tracepoint_args *ctx)
-{
-	spank_fs_nfs_learn((struct inode *)ctx->args[0]);
-	return 0;
-}
-
-SEC("raw_tp/nfs_lookup_enter")
-int spank_fs_nfs_lookup(struct bpf_raw_tracepoint_args *ctx)
-{
-	spank_fs_nfs_learn((struct inode *)ctx->args[0]);
-	return 0;
-}
-
-SEC("raw_tp/nfs_access_enter")
-int spank_fs_nfs_access(struct bpf_raw_tracepoint_args *ctx)
-{
-	spank_fs_nfs_learn((struct inode *)ctx->args[0]);
-	return 0;
-}
-
-SEC("raw_tp/nfs_atomic_open_enter")
-int spank_fs_nfs_atomic_open(struct bpf_raw_tracepoint_args *ctx)
-{
-	spank_fs_nfs_learn((struct inode *)ctx->args[0]);
+	if (spank_fs_nfs_loaded() && d)
+		spank_fs_nfs_initiate(d->inode);
 	return 0;
 }
 
 /* rpc_task_begin(task, action) */
-SEC("raw_tp/rpc_task_begin")
-int spank_fs_nfs_rpc(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/rpc_task_begin")
+int spank_fs_nfs_rpc(__u64 *ctx)
 {
-	struct rpc_task *task = (struct rpc_task *)ctx->args[0];
+	struct rpc_task *task = (struct rpc_task *)ctx[0];
+	const struct rpc_procinfo *proc;
 	struct spank_fs_nfs_key k = {};
+	struct fs_nfs_client *c;
 	struct fs_nfs_next *next;
 	struct spank_fs_label *l;
-	__u64 clnt, *sbp, sb = 0, key;
-	__u32 job;
+	__u64 clnt, sb = 0, key;
+	__u32 job, dev = 0;
 
-	if (!spank_fs_nfs_loaded())
+	if (!spank_fs_nfs_loaded() || !task)
 		return 0;
 	job = spank_job_of_current(SPANK_JOB_FS);
 	if (!job) {
@@ -266,6 +271,7 @@ int spank_fs_nfs_rpc(struct bpf_raw_tracepoint_args *ctx)
 			return 0;
 		job = next->job;
 		sb = next->sb;
+		dev = next->dev;
 		bpf_map_delete_elem(&fs_nfs_pending, &key);
 		if (!job) {
 			spank_drop(SPANK_FS_NFS_MAP_RPCS, SPANK_DROP_UNATTRIBUTED);
@@ -273,18 +279,21 @@ int spank_fs_nfs_rpc(struct bpf_raw_tracepoint_args *ctx)
 		}
 	}
 	if (!sb) {
-		clnt = (__u64)BPF_CORE_READ(task, tk_client);
-		sbp = bpf_map_lookup_elem(&fs_nfs_clients, &clnt);
-		if (!sbp)
+		clnt = (__u64)task->tk_client;
+		c = bpf_map_lookup_elem(&fs_nfs_clients, &clnt);
+		if (!c)
 			return 0; /* the client's own (lease), or none yet */
-		sb = *sbp;
+		sb = c->sb;
+		dev = c->dev;
 	}
-	l = spank_fs_label(job, (struct super_block *)sb, SPANK_FS_NFS_MAP_MOUNTS);
+	l = spank_fs_label_dev(job, sb, dev, SPANK_FS_NFS_MAP_MOUNTS);
 	if (!l)
 		return 0;
 	k.job = job;
 	__builtin_memcpy(k.mount, l->mount, sizeof(k.mount));
-	bpf_probe_read_kernel_str(k.procedure, sizeof(k.procedure), BPF_CORE_READ(task, tk_msg.rpc_proc, p_name));
+	proc = task->tk_msg.rpc_proc;
+	if (proc)
+		bpf_probe_read_kernel_str(k.procedure, sizeof(k.procedure), proc->p_name);
 	spank_add(&spank_fs_nfs_rpcs_total, &k, 1, SPANK_FS_NFS_MAP_RPCS);
 	return 0;
 }
@@ -311,7 +320,10 @@ struct kiocb {
 SEC("fexit/nfs_file_read")
 int spank_fs_nfs_file_read(__u64 *ctx)
 {
-	spank_fs_data(BPF_CORE_READ((struct kiocb *)ctx[0], ki_filp), (long)ctx[2], SPANK_FS_OP_READ);
+	struct kiocb *iocb = (struct kiocb *)ctx[0];
+
+	if (iocb)
+		spank_fs_data(iocb->ki_filp, (long)ctx[2], SPANK_FS_OP_READ);
 	return 0;
 }
 
@@ -321,77 +333,70 @@ int spank_fs_nfs_file_read(__u64 *ctx)
 SEC("fexit/nfs_file_write")
 int spank_fs_nfs_file_write(__u64 *ctx)
 {
-	struct file *f = BPF_CORE_READ((struct kiocb *)ctx[0], ki_filp);
+	struct kiocb *iocb = (struct kiocb *)ctx[0];
 	struct spank_fs_file key = {};
-	struct inode *inode;
 	long ret = (long)ctx[2];
-	__u32 job = spank_fs_data(f, ret, SPANK_FS_OP_WRITE);
+	struct inode *inode;
+	struct file *f;
+	__u32 job, *w;
 
+	if (!iocb)
+		return 0;
+	f = iocb->ki_filp;
+	job = spank_fs_data(f, ret, SPANK_FS_OP_WRITE);
 	if (ret <= 0 || !job)
 		return 0;
-	inode = BPF_CORE_READ(f, f_inode);
-	key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	key.ino = BPF_CORE_READ(inode, i_ino);
-	bpf_map_update_elem(&fs_nfs_writers, &key, &job, BPF_ANY);
+	inode = f->f_inode;
+	if (!inode || !inode->i_sb)
+		return 0;
+	key.dev = inode->i_sb->s_dev;
+	key.ino = inode->i_ino;
+	/* An LRU's update makes a new element even for a key it has: the
+	 * file's writer is written once, not at each of its writes. */
+	w = bpf_map_lookup_elem(&fs_nfs_writers, &key);
+	if (!w || *w != job)
+		bpf_map_update_elem(&fs_nfs_writers, &key, &job, BPF_ANY);
 	return 0;
 }
 
 /* Opens: every successful open of an NFS file ends in
- * nfs_fscache_open_file(inode, file), whichever path it took:
- *   - the directory's atomic_open (NFSv4: a name not in the dentry cache,
- *     or O_CREAT): nfs_atomic_open, which opens the file itself;
- *   - the file's open (NFSv4: nfs4_file_open, in the nfsv4 module, whose
- *     first call is to nfs_check_flags; NFSv3: nfs_open);
- *   - NFSv3's O_CREAT: nfs_create, then nfs_open.
- * The call starts at the first of those (nfs_open keeps a start already
- * made, nfs_create's) and is counted at that end, as create when the
- * open made the file. A start whose call failed in nfs_atomic_open,
- * nfs_create or nfs_check_flags goes at their return; one that failed
- * elsewhere (the server refusing nfs4_file_open's OPEN) is replaced by
- * the thread's next open, or ages out of the LRU. */
-SEC("fentry/nfs_atomic_open")
-int spank_fs_nfs_atomic_open_in(__u64 *ctx)
-{
-	return spank_fs_enter(SPANK_FS_HOOK_OPEN);
-}
-
-SEC("fexit/nfs_atomic_open")
-int spank_fs_nfs_atomic_open_out(__u64 *ctx)
-{
-	/* (dir, dentry, file, open_flags, mode) */
-	return (int)ctx[5] < 0 ? spank_fs_forget(SPANK_FS_HOOK_OPEN) : 0;
-}
-
+ * nfs_fscache_open_file(inode, file), whichever path it took. It starts
+ *   - NFSv4: in nfs_check_flags, the first call of the directory's
+ *     nfs_atomic_open (a name not in the dentry cache, or O_CREAT; 6.1
+ *     and 6.12 alike), which opens the file itself, and of the file's
+ *     nfs4_file_open (in the nfsv4 module);
+ *   - NFSv3: in nfs_open (nfs_file_open's, where nfs_check_flags is
+ *     inlined), or before it in nfs_create (O_CREAT), whose start
+ *     nfs_open keeps.
+ * The two have a start each (a thread may open on NFSv3 and NFSv4
+ * mounts), and the end takes the later: the open under way. It counts
+ * as create when the open made the file. A start whose open failed is
+ * left unused: the thread's next open on that version replaces it (but
+ * nfs_create's, which nfs_open would keep, goes at its return). So an
+ * NFSv4 open pays two programs, and no fexit. */
 SEC("fentry/nfs_check_flags")
 int spank_fs_nfs_check_flags_in(__u64 *ctx)
 {
 	return spank_fs_enter(SPANK_FS_HOOK_OPEN);
 }
 
-SEC("fexit/nfs_check_flags")
-int spank_fs_nfs_check_flags_out(__u64 *ctx)
-{
-	/* (flags) */
-	return (int)ctx[1] < 0 ? spank_fs_forget(SPANK_FS_HOOK_OPEN) : 0;
-}
-
 SEC("fentry/nfs_create")
 int spank_fs_nfs_create_in(__u64 *ctx)
 {
-	return spank_fs_enter(SPANK_FS_HOOK_OPEN);
+	return spank_fs_enter(SPANK_FS_HOOK_OPEN3);
 }
 
 SEC("fexit/nfs_create")
 int spank_fs_nfs_create_out(__u64 *ctx)
 {
 	/* (idmap, dir, dentry, mode, excl) */
-	return (int)ctx[5] < 0 ? spank_fs_forget(SPANK_FS_HOOK_OPEN) : 0;
+	return (int)ctx[5] < 0 ? spank_fs_forget(SPANK_FS_HOOK_OPEN3) : 0;
 }
 
 SEC("fentry/nfs_open")
 int spank_fs_nfs_open_in(__u64 *ctx)
 {
-	return spank_fs_enter_as(SPANK_FS_HOOK_OPEN, BPF_NOEXIST);
+	return spank_fs_enter_as(SPANK_FS_HOOK_OPEN3, 1);
 }
 
 /* nfs_fscache_open_file(inode, file): the open's end. */
@@ -400,9 +405,11 @@ int spank_fs_nfs_opened(__u64 *ctx)
 {
 	struct file *f = (struct file *)ctx[1];
 
-	return spank_fs_exit(SPANK_FS_HOOK_OPEN, spank_fs_file_sb(f),
-			     (BPF_CORE_READ(f, f_mode) & SPANK_FMODE_CREATED) ? SPANK_FS_META_CREATE :
-										 SPANK_FS_META_OPEN,
+	if (!f)
+		return 0;
+	return spank_fs_exit(spank_fs_latest(SPANK_FS_HOOK_OPEN, SPANK_FS_HOOK_OPEN3),
+			     spank_fs_file_sb(f),
+			     (f->f_mode & SPANK_FMODE_CREATED) ? SPANK_FS_META_CREATE : SPANK_FS_META_OPEN,
 			     SPANK_FS_CLASS_OPEN);
 }
 
@@ -414,7 +421,7 @@ SPANK_FS_PAIR(nfs_opendir, SPANK_FS_HOOK_OPENDIR, spank_fs_file_sb((struct file 
 /* The other operations: each NFS function the VFS calls for one. */
 /* nfs_getattr(idmap, path, stat, mask, flags): stat, fstat, statx */
 SPANK_FS_PAIR(nfs_getattr, SPANK_FS_HOOK_STAT,
-	      spank_fs_dentry_sb(BPF_CORE_READ((struct path *)ctx[1], dentry)), SPANK_FS_META_STAT,
+	      spank_fs_dentry_sb(((struct path *)ctx[1])->dentry), SPANK_FS_META_STAT,
 	      SPANK_FS_CLASS_STAT)
 /* nfs_setattr(idmap, dentry, attr): chmod, chown, utimes, truncate */
 SPANK_FS_PAIR(nfs_setattr, SPANK_FS_HOOK_SETATTR, spank_fs_dentry_sb((struct dentry *)ctx[1]),

@@ -90,22 +90,18 @@ SEC("fexit/do_filp_open")
 int spank_fs_open_out(__u64 *ctx)
 {
 	struct file *f = (struct file *)ctx[3];
-	__u64 key;
 
-	if ((unsigned long)f >= (unsigned long)-4095L || !f) { /* IS_ERR: no file system */
-		key = spank_fs_start_key(SPANK_FS_HOOK_OPEN);
-		bpf_map_delete_elem(&fs_starts, &key);
-		return 0;
-	}
+	if ((unsigned long)f >= (unsigned long)-4095L || !f) /* IS_ERR: no file system */
+		return spank_fs_forget(SPANK_FS_HOOK_OPEN);
 	return spank_fs_exit(SPANK_FS_HOOK_OPEN, spank_fs_file_sb(f),
-			     (BPF_CORE_READ(f, f_mode) & SPANK_FMODE_CREATED) ? SPANK_FS_META_CREATE :
+			     (f->f_mode & SPANK_FMODE_CREATED) ? SPANK_FS_META_CREATE :
 										 SPANK_FS_META_OPEN,
 			     SPANK_FS_CLASS_OPEN);
 }
 
 /* vfs_getattr_nosec(path, stat, mask, flags) */
 SPANK_FS_PAIR(vfs_getattr_nosec, SPANK_FS_HOOK_STAT,
-	      spank_fs_dentry_sb(BPF_CORE_READ((struct path *)ctx[0], dentry)), SPANK_FS_META_STAT,
+	      spank_fs_dentry_sb(((struct path *)ctx[0])->dentry), SPANK_FS_META_STAT,
 	      SPANK_FS_CLASS_STAT)
 /* notify_change(idmap, dentry, attr, delegated) */
 SPANK_FS_PAIR(notify_change, SPANK_FS_HOOK_SETATTR, spank_fs_dentry_sb((struct dentry *)ctx[1]),
@@ -124,7 +120,7 @@ SPANK_FS_PAIR(vfs_mknod, SPANK_FS_HOOK_MKNOD, spank_fs_inode_sb((struct inode *)
 	      SPANK_FS_META_MKNOD, SPANK_FS_CLASS_NAMESPACE)
 /* vfs_rename(struct renamedata *) */
 SPANK_FS_PAIR(vfs_rename, SPANK_FS_HOOK_RENAME,
-	      spank_fs_dentry_sb(BPF_CORE_READ((struct renamedata *)ctx[0], old_dentry)),
+	      spank_fs_dentry_sb(((struct renamedata *)ctx[0])->old_dentry),
 	      SPANK_FS_META_RENAME, SPANK_FS_CLASS_NAMESPACE)
 /* vfs_link(old_dentry, idmap, dir, new_dentry, delegated) */
 SPANK_FS_PAIR(vfs_link, SPANK_FS_HOOK_LINK, spank_fs_dentry_sb((struct dentry *)ctx[0]),

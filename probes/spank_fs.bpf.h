@@ -107,6 +107,8 @@ struct spank_fs_label {
 	__u32 dev;  /* sb->s_dev when made: a super block freed and its
 		     * address reused has another */
 	__u32 skip; /* a pseudo file system, or one over the job's share */
+	__u32 seen; /* the config's own use (spank-fs-nfs: its RPC client learnt) */
+	__u32 pad;
 };
 
 struct spank_fs_nmounts {
@@ -358,25 +360,36 @@ static __noinline int spank_fs_label_new(__u32 job, __u64 sbp, __u32 drop_map)
 	return !s->label.skip;
 }
 
-/* Job's label of sb, or 0: not recorded. */
-static __always_inline struct spank_fs_label *spank_fs_label(__u32 job, struct super_block *sb,
-							     __u32 drop_map)
+/* Job's label of sb (whose s_dev is dev), or 0: not recorded. */
+static __always_inline struct spank_fs_label *spank_fs_label_dev(__u32 job, __u64 sb, __u32 dev,
+								 __u32 drop_map)
 {
-	struct spank_fs_mount_key k = { .job = job, .sb = (__u64)sb };
+	struct spank_fs_mount_key k = { .job = job, .sb = sb };
 	struct spank_fs_label *l;
 
 	if (!sb)
 		return 0;
 	l = bpf_map_lookup_elem(&spank_fs_mounts, &k);
-	if (l && l->dev == BPF_CORE_READ(sb, s_dev)) {
+	if (l && l->dev == dev) {
 		if (l->skip == 2)
 			spank_drop(drop_map, SPANK_DROP_FULL);
 		return l->skip ? 0 : l;
 	}
-	if (!spank_fs_label_new(job, (__u64)sb, drop_map))
+	if (!spank_fs_label_new(job, sb, drop_map))
 		return 0;
 	l = bpf_map_lookup_elem(&spank_fs_mounts, &k);
 	return l && !l->skip ? l : 0;
+}
+
+/* The same for a super block a hook's argument led to (a pointer the
+ * verifier knows the type of, BTF: read directly, as the fields below,
+ * not through bpf_probe_read_kernel, a helper call per field). */
+static __always_inline struct spank_fs_label *spank_fs_label(__u32 job, struct super_block *sb,
+							     __u32 drop_map)
+{
+	if (!sb)
+		return 0;
+	return spank_fs_label_dev(job, (__u64)sb, sb->s_dev, drop_map);
 }
 
 #endif

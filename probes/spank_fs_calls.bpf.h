@@ -15,6 +15,13 @@
  */
 #ifndef SPANK_FS_CALLS_BPF_H
 #define SPANK_FS_CALLS_BPF_H
+
+/* SPANK_FS_SEEN(label, sb): what a config does the first time a job's
+ * call is counted on a file system (its label's seen is 0 then). */
+#ifndef SPANK_FS_SEEN
+#define SPANK_FS_SEEN(l, sb) ((void)0)
+#endif
+
 #define SPANK_FS_OP_READ 0
 #define SPANK_FS_OP_WRITE 1
 
@@ -123,20 +130,41 @@ struct {
 	__type(value, __u64);
 } spank_fs_meta_latency_seconds SEC(".maps");
 
-/* A metadata call in flight (scratch): by thread << 32 | hook, its
- * start and job. An entry goes at the call's return; an LRU, as an NFS
- * open starts in one hook and ends in another (spank-fs-nfs), and a
- * start whose call failed where no hook sees it is left behind. */
+/* The hooks, for fs_starts' slots. */
+#define SPANK_FS_HOOK_OPEN 1
+#define SPANK_FS_HOOK_STAT 2
+#define SPANK_FS_HOOK_SETATTR 3
+#define SPANK_FS_HOOK_UNLINK 4
+#define SPANK_FS_HOOK_RMDIR 5
+#define SPANK_FS_HOOK_MKDIR 6
+#define SPANK_FS_HOOK_RENAME 7
+#define SPANK_FS_HOOK_LINK 8
+#define SPANK_FS_HOOK_SYMLINK 9
+#define SPANK_FS_HOOK_MKNOD 10
+#define SPANK_FS_HOOK_READDIR 11
+#define SPANK_FS_HOOK_FSYNC 12
+#define SPANK_FS_HOOK_LOCK 13
+#define SPANK_FS_HOOK_OPENDIR 14
+#define SPANK_FS_HOOK_OPEN3 15 /* spank-fs-nfs: NFSv3's opens */
+#define SPANK_FS_HOOKS 16
+
+/* A thread's metadata calls in flight (scratch): per hook, the start of
+ * its call (0: none) and its job. Task storage (5.11+), not a hash by
+ * thread: the thread's own slot is found without hashing, no element is
+ * made and freed per call (an LRU hash's update and delete, each under
+ * locks), and it goes with the thread.
+ * A start whose call failed where no hook sees it (an NFS open, which
+ * starts in one hook and ends in another) stays until the thread's next
+ * call of that hook replaces it. */
 struct fs_start {
-	__u64 ns;
-	__u32 job;
-	__u32 pad;
+	__u64 ns[SPANK_FS_HOOKS];
+	__u32 job[SPANK_FS_HOOKS];
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, SPANK_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct fs_start);
 } fs_starts SEC(".maps");
 
@@ -154,18 +182,22 @@ static __always_inline __u32 spank_fs_data(struct file *f, long ret, __u32 op)
 	__u16 mode;
 	__u32 job;
 
-	if (ret < 0)
+	if (ret < 0 || !f)
 		return 0;
 	job = spank_job_of_current(SPANK_JOB_FS);
 	if (!job)
 		return 0;
-	inode = BPF_CORE_READ(f, f_inode);
-	mode = BPF_CORE_READ(inode, i_mode) & SPANK_S_IFMT;
+	inode = f->f_inode;
+	if (!inode)
+		return 0;
+	mode = inode->i_mode & SPANK_S_IFMT;
 	if (mode != SPANK_S_IFREG && mode != SPANK_S_IFDIR)
 		return 0;
-	l = spank_fs_label(job, BPF_CORE_READ(inode, i_sb), SPANK_FS_MAP_MOUNTS);
+	l = spank_fs_label(job, inode->i_sb, SPANK_FS_MAP_MOUNTS);
 	if (!l)
 		return job;
+	if (!l->seen)
+		SPANK_FS_SEEN(l, inode->i_sb);
 	k.job = job;
 	k.op = op;
 	__builtin_memcpy(k.fstype, l->fstype, sizeof(k.fstype));
@@ -178,57 +210,60 @@ static __always_inline __u32 spank_fs_data(struct file *f, long ret, __u32 op)
 
 /* ---- metadata ------------------------------------------------------------ */
 
-/* The hooks, for fs_starts' keys. */
-#define SPANK_FS_HOOK_OPEN 1
-#define SPANK_FS_HOOK_STAT 2
-#define SPANK_FS_HOOK_SETATTR 3
-#define SPANK_FS_HOOK_UNLINK 4
-#define SPANK_FS_HOOK_RMDIR 5
-#define SPANK_FS_HOOK_MKDIR 6
-#define SPANK_FS_HOOK_RENAME 7
-#define SPANK_FS_HOOK_LINK 8
-#define SPANK_FS_HOOK_SYMLINK 9
-#define SPANK_FS_HOOK_MKNOD 10
-#define SPANK_FS_HOOK_READDIR 11
-#define SPANK_FS_HOOK_FSYNC 12
-#define SPANK_FS_HOOK_LOCK 13
-#define SPANK_FS_HOOK_OPENDIR 14
-
-static __always_inline __u64 spank_fs_start_key(__u32 hook)
+/* The thread's calls in flight; made when create (a call starting). */
+static __always_inline struct fs_start *spank_fs_starts(int create)
 {
-	return (bpf_get_current_pid_tgid() << 32) | hook;
+	return bpf_task_storage_get(&fs_starts, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-/* fentry: a job's call starts (how: BPF_ANY, or BPF_NOEXIST to keep
- * the start of a call already under way in this thread). */
-static __always_inline int spank_fs_enter_as(__u32 hook, __u64 how)
+/* fentry: a job's call starts (keep: keep the start of a call already
+ * under way in this thread). */
+static __always_inline int spank_fs_enter_as(__u32 hook, int keep)
 {
-	struct fs_start st = {};
-	__u64 key;
+	struct fs_start *st;
+	__u32 job = spank_job_of_current(SPANK_JOB_FS);
 
-	st.job = spank_job_of_current(SPANK_JOB_FS);
-	if (!st.job)
+	if (!job)
 		return 0;
-	key = spank_fs_start_key(hook);
-	st.ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&fs_starts, &key, &st, how) && how == BPF_ANY)
+	st = spank_fs_starts(1);
+	if (!st) {
 		spank_drop(SPANK_FS_MAP_STARTS, SPANK_DROP_FULL);
+		return 0;
+	}
+	hook &= SPANK_FS_HOOKS - 1;
+	if (keep && st->ns[hook])
+		return 0;
+	st->job[hook] = job;
+	st->ns[hook] = bpf_ktime_get_ns();
 	return 0;
 }
 
 static __always_inline int spank_fs_enter(__u32 hook)
 {
-	return spank_fs_enter_as(hook, BPF_ANY);
+	return spank_fs_enter_as(hook, 0);
 }
 
 /* The call of hook failed before any file system was known: its start
  * goes, uncounted. */
 static __always_inline int spank_fs_forget(__u32 hook)
 {
-	__u64 key = spank_fs_start_key(hook);
+	struct fs_start *st = spank_fs_starts(0);
 
-	bpf_map_delete_elem(&fs_starts, &key);
+	if (st)
+		st->ns[hook & (SPANK_FS_HOOKS - 1)] = 0;
 	return 0;
+}
+
+/* Of hooks a and b, the one whose call in flight started last (a when
+ * neither has one). */
+static __always_inline __u32 spank_fs_latest(__u32 a, __u32 b)
+{
+	struct fs_start *st = spank_fs_starts(0);
+
+	if (!st)
+		return a;
+	return st->ns[a & (SPANK_FS_HOOKS - 1)] >= st->ns[b & (SPANK_FS_HOOKS - 1)] ? a : b;
 }
 
 /* fexit: the call of hook on sb's file system returned: op counted,
@@ -238,20 +273,25 @@ static __always_inline int spank_fs_exit(__u32 hook, struct super_block *sb, __u
 	struct spank_fs_latency_key lat;
 	struct spank_fs_label *l;
 	struct spank_fs_key k;
-	struct fs_start *st;
-	__u64 key = spank_fs_start_key(hook), now, us;
+	struct fs_start *st = spank_fs_starts(0);
+	__u64 start, now, us;
 	__u32 job;
 
-	st = bpf_map_lookup_elem(&fs_starts, &key);
 	if (!st)
 		return 0;
-	job = st->job;
+	hook &= SPANK_FS_HOOKS - 1;
+	start = st->ns[hook];
+	if (!start)
+		return 0;
 	now = bpf_ktime_get_ns();
-	us = now > st->ns ? (now - st->ns) / 1000 : 0;
-	bpf_map_delete_elem(&fs_starts, &key);
+	st->ns[hook] = 0;
+	job = st->job[hook];
+	us = now > start ? (now - start) / 1000 : 0;
 	l = spank_fs_label(job, sb, SPANK_FS_MAP_MOUNTS);
 	if (!l)
 		return 0;
+	if (!l->seen)
+		SPANK_FS_SEEN(l, sb);
 	k.job = job;
 	k.op = op;
 	__builtin_memcpy(k.fstype, l->fstype, sizeof(k.fstype));
@@ -266,19 +306,23 @@ static __always_inline int spank_fs_exit(__u32 hook, struct super_block *sb, __u
 	return 0;
 }
 
+/* A hook's file, inode or dentry: their super block, read directly (the
+ * hooks' arguments are typed: spank_fs_label). */
 static __always_inline struct super_block *spank_fs_file_sb(struct file *f)
 {
-	return BPF_CORE_READ(f, f_inode, i_sb);
+	struct inode *inode = f ? f->f_inode : 0;
+
+	return inode ? inode->i_sb : 0;
 }
 
 static __always_inline struct super_block *spank_fs_inode_sb(struct inode *inode)
 {
-	return BPF_CORE_READ(inode, i_sb);
+	return inode ? inode->i_sb : 0;
 }
 
 static __always_inline struct super_block *spank_fs_dentry_sb(struct dentry *d)
 {
-	return BPF_CORE_READ(d, d_sb);
+	return d ? d->d_sb : 0;
 }
 
 /* The pairs whose file system is an argument's: NAME, the hook, the
