@@ -399,11 +399,14 @@ static struct promapi_conn *promapi_conn_of(struct promapi *p, char *err, size_t
 	/* Refused before a byte of it when the length is told. */
 	if (e == CURLE_OK)
 		e = curl_easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)PROMAPI_BODY_MAX);
-	/* The whole query, connection included. */
+	/* The whole query, connection included; the connection gets the
+	 * same bound, not a shorter one of its own: loading the system's
+	 * CAs and the TLS handshake on a loaded login node can take more
+	 * than a few seconds, and timeout= is the bound the admin chose. */
 	if (e == CURLE_OK)
 		e = curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)timeout * 1000);
 	if (e == CURLE_OK)
-		e = curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout < 5 ? timeout : 5) * 1000);
+		e = curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout * 1000);
 	if (e == CURLE_OK)
 		e = curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
 	if (e == CURLE_OK && p->cacert && *p->cacert)
