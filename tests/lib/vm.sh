@@ -284,3 +284,60 @@ vm_relay() {
 		show "$(tail -n 40 "$dir/vm-console.log" | tr -d '\r')"
 	fi
 }
+
+# vm_boot_linked SECONDS NET: two guests of $RUN/root.img (node2 boots
+# a copy), linked by a private L2 network between their qemu processes
+# (qemu's socket netdev on 127.0.0.1: no root networking on the host).
+# The image's sse-vm-net (tests/vm/suite.sh's vm_link_files) reads each
+# one's name and address from the kernel's command line: node1 at NET.1,
+# node2 at NET.2. node1 listens on the link's port, node2 connects. Each
+# guest is emulated on its own host thread. Waits for node1, then for
+# node2 (a minute at the most after node1: then stopped); both relayed,
+# node2's points named so. VM_LINK_PIDS: their qemu while they run
+# (vm_link_stop, in a teardown).
+vm_boot_linked() {
+	local secs=$1 net=$2 port p1 p2 rc1 rc2
+	port=$(_vm_link_port) || bail "no free port on 127.0.0.1 for the guests' link"
+	cp --sparse=always "$RUN/root.img" "$RUN/node2.img" || bail "could not copy the image"
+	VM_APPEND="sse.node=node1 sse.addr=$net.1/24${VM_APPEND:+ $VM_APPEND}" vm_start "$RUN/root.img" "$secs" "$RUN/log/node1" \
+		-netdev "socket,id=n0,listen=127.0.0.1:$port" -device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01
+	p1=$VM_PID VM_LINK_PIDS=$VM_PID
+	# qemu accepts one peer: its socket polled with ss, never connected to.
+	wait_until 30 "node1's qemu listening on 127.0.0.1:$port" _vm_link_listening "$port" ||
+		bail "node1's qemu does not listen on 127.0.0.1:$port: $(cat "$RUN/log/node1/qemu.log")"
+	VM_APPEND="sse.node=node2 sse.addr=$net.2/24${VM_APPEND:+ $VM_APPEND}" vm_start "$RUN/node2.img" "$secs" "$RUN/log/node2" \
+		-netdev "socket,id=n0,connect=127.0.0.1:$port" -device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02
+	p2=$VM_PID VM_LINK_PIDS="$p1 $p2"
+	diag "two nodes: node1 (qemu $p1) and node2 (qemu $p2) linked through 127.0.0.1:$port"
+	VM_NAME=node1 vm_wait "$p1" "$RUN/log/node1"
+	rc1=$?
+	wait_until 60 "node2 powered off" eval "! kill -0 $p2 2>/dev/null" || kill "$p2" 2>/dev/null
+	VM_NAME=node2 vm_wait "$p2" "$RUN/log/node2"
+	rc2=$?
+	VM_LINK_PIDS=
+	vm_relay "$rc1" "$RUN/log/node1"
+	vm_relay "$rc2" "$RUN/log/node2" "node2: "
+	rm -f "$RUN/root.img" "$RUN/node2.img"
+}
+
+# vm_link_stop: vm_boot_linked's qemu, if still running, stopped by PID.
+vm_link_stop() {
+	local p
+	for p in ${VM_LINK_PIDS:-}; do
+		kill "$p" 2>/dev/null
+	done
+	VM_LINK_PIDS=
+}
+
+# _vm_link_port: a TCP port of 127.0.0.1 nothing listens on.
+_vm_link_port() {
+	local p
+	for p in $(shuf -i 20000-60000 -n 20); do
+		_vm_link_listening "$p" || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+_vm_link_listening() {
+	[ -n "$(ss -Hltn "sport = :$1")" ]
+}

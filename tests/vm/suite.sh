@@ -69,6 +69,16 @@ SUBMIT_OPTS=()
 EOT
 }
 
+# vm_link_files NET: what a node needs in an image two guests boot
+# linked (tests/lib/vm.sh's vm_boot_linked): both names in /etc/hosts,
+# and sse-vm-net, which gives the guest its name and link address.
+vm_link_files() {
+	printf '127.0.0.1\tlocalhost\n%s.1\tnode1\n%s.2\tnode2\n' "$1" "$1" >"$NODE_ROOT/etc/hosts"
+	install -m 0755 "$SYS_TOP/tests/vm/files/sse-vm-net" "$NODE_ROOT/usr/local/sbin/sse-vm-net"
+	install -m 0644 "$SYS_TOP/tests/vm/files/sse-vm-net.service" "$NODE_ROOT/etc/systemd/system/"
+	ln -sf ../sse-vm-net.service "$NODE_ROOT/etc/systemd/system/multi-user.target.wants/sse-vm-net.service"
+}
+
 # vm_suite RELEASE KERNEL-RELEASE SCENARIO...: RELEASE's node on
 # KERNEL-RELEASE's cloud kernel, running the guest scenarios
 # (tests/vm/guest/SCENARIO.sh) in that order.

@@ -31,7 +31,6 @@ TN_TEXTFILE=$JM_TEXTFILE
 # root filesystem and packages cached), the guests about six, four of
 # them the NFS part.
 TN_TIMEOUT=${VM_TIMEOUT:-900}
-TN_PIDS=
 
 # _tn_sets_file: the io and fs sets, on the node's link address (the
 # guest writes it in: tests/vm/files/sse-vm-net), their jobs listed for
@@ -112,10 +111,7 @@ _tn_accounting() {
 # nodes': one cluster's) with slurmdbd as its accounting storage, and
 # spank-ebpf as EpilogSlurmctld, which stores a job's summary at its end.
 _tn_node_files() {
-	printf '127.0.0.1\tlocalhost\n%s.1\tnode1\n%s.2\tnode2\n' "$TN_NET" "$TN_NET" >"$NODE_ROOT/etc/hosts"
-	install -m 0755 "$SYS_TOP/tests/vm/files/sse-vm-net" "$NODE_ROOT/usr/local/sbin/sse-vm-net"
-	install -m 0644 "$SYS_TOP/tests/vm/files/sse-vm-net.service" "$NODE_ROOT/etc/systemd/system/"
-	ln -sf ../sse-vm-net.service "$NODE_ROOT/etc/systemd/system/multi-user.target.wants/sse-vm-net.service"
+	vm_link_files "$TN_NET"
 	install -m 0755 "$SYS_TOP/tests/vm/files/vm-two-work" "$NODE_ROOT/usr/local/bin/sse-vm-two-work"
 	cp "$SYS_TOP/tests/system/jobmetrics.sh" "$SYS_TOP/tests/lib/dbd.sh" "$NODE_ROOT$VM_GUEST_DIR/lib/" ||
 		bail "could not copy jobmetrics.sh and dbd.sh"
@@ -152,30 +148,10 @@ _tn_files() {
 	_tn_node_files
 }
 
-# _tn_port: a TCP port of 127.0.0.1 nothing listens on, for the link.
-_tn_port() {
-	local p
-	for p in $(shuf -i 20000-60000 -n 20); do
-		_tn_listening "$p" || { echo "$p"; return 0; }
-	done
-	return 1
-}
-
-_tn_listening() {
-	[ -n "$(ss -Hltn "sport = :$1")" ]
-}
-
-_tn_running() {
-	kill -0 "$1" 2>/dev/null
-}
-
 # _tn_teardown: the guests' qemu (by PID) stopped, then the usual
 # teardown (sys_teardown).
 _tn_teardown() {
-	local p
-	for p in $TN_PIDS; do
-		kill "$p" 2>/dev/null
-	done
+	vm_link_stop
 	SYS_TEARDOWN= sys_teardown
 }
 
@@ -188,36 +164,6 @@ _tn_dump() {
 		return
 	fi
 	diag "two nodes: each guest's console, TAP and qemu log: $RUN/log/node1, $RUN/log/node2"
-}
-
-# _tn_boot: node1 listens on the link's port, node2 connects to it; node1
-# runs the scenario and tells node2 when it is over. Both relayed, node2's
-# points named so.
-_tn_boot() {
-	local port p1 p2 rc1 rc2
-	port=$(_tn_port) || bail "no free port on 127.0.0.1 for the guests' link"
-	cp --sparse=always "$RUN/root.img" "$RUN/node2.img" || bail "could not copy the image"
-	VM_APPEND="sse.node=node1 sse.addr=$TN_NET.1/24" vm_start "$RUN/root.img" "$TN_TIMEOUT" "$RUN/log/node1" \
-		-netdev "socket,id=n0,listen=127.0.0.1:$port" -device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01
-	p1=$VM_PID TN_PIDS=$VM_PID
-	# qemu accepts one peer: poll its socket with ss, never a connection.
-	wait_until 30 "node1's qemu listening on 127.0.0.1:$port" _tn_listening "$port" ||
-		bail "node1's qemu does not listen on 127.0.0.1:$port: $(cat "$RUN/log/node1/qemu.log")"
-	VM_APPEND="sse.node=node2 sse.addr=$TN_NET.2/24" vm_start "$RUN/node2.img" "$TN_TIMEOUT" "$RUN/log/node2" \
-		-netdev "socket,id=n0,connect=127.0.0.1:$port" -device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02
-	p2=$VM_PID TN_PIDS="$p1 $p2"
-	diag "two nodes: node1 (qemu $p1) and node2 (qemu $p2) linked through 127.0.0.1:$port"
-	VM_NAME=node1 vm_wait "$p1" "$RUN/log/node1"
-	rc1=$?
-	# node2 powers off at node1's word; without it (node1 failed early),
-	# it is stopped after a minute.
-	wait_until 60 "node2 powered off" eval "! _tn_running $p2" || kill "$p2" 2>/dev/null
-	VM_NAME=node2 vm_wait "$p2" "$RUN/log/node2"
-	rc2=$?
-	TN_PIDS=
-	vm_relay "$rc1" "$RUN/log/node1"
-	vm_relay "$rc2" "$RUN/log/node2" "node2: "
-	rm -f "$RUN/root.img" "$RUN/node2.img"
 }
 
 # A missing prerequisite fails this suite rather than skipping it
@@ -234,5 +180,6 @@ _tn_monitoring
 _tn_accounting
 _tn_slurm_nodes
 VM_NODE_FILES=_tn_files vm_node_image two-nodes
-_tn_boot
+# node1 runs the scenario and tells node2 when it is over.
+vm_boot_linked "$TN_TIMEOUT" "$TN_NET"
 sys_finish
