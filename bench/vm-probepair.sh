@@ -11,7 +11,8 @@
 #   cread       4 KiB reads of a cached file on the guest's ext4 root
 #   meta-tmpfs  create, stat, unlink on a tmpfs
 #   meta-nfs    the same on NFS (the guest's own export, nfs4 over
-#               loopback: tests/vm/guest/probes-fs.sh's _fs_nfs_setup)
+#               loopback: tests/vm/guest/probes-fs.sh's _fs_nfs_setup;
+#               or, FSBENCH_NFS=link, another guest's over a network)
 #   write-nfs   1 MiB writes and an fsync on that NFS mount
 # The guest's scenario is bench/fsbench-guest.sh; its probepair lines
 # come back as comments, a point per run says it finished. A benchmark,
@@ -21,17 +22,23 @@
 # as the VM suites):
 #   bench/vm-probepair.sh [PAIRS]          PAIRS: 21 by default
 # FSBENCH_RELEASE (trixie: kernel 6.12; bookworm: 6.1), FSBENCH_CPUS (the
-# guest's CPUs: 1), FSBENCH_STATS (1: probepair's bpf_stats run), FSBENCH_RUNS
+# guest's CPUs: 1), FSBENCH_STATS (1: probepair's bpf_stats run),
+# FSBENCH_WRITES (write-nfs's 1 MiB writes per run: 16), FSBENCH_RUNS
 # (CONFIG:WORKLOAD pairs, in that order: by default the NFS config on
 # every workload, its floor on NFS's, spank-fs and its floor on the
 # others), VM_TIMEOUT (seconds for the guest, 5400), FSBENCH_SAVE (a
-# file: the whole TAP log kept there).
+# file: the whole TAP log kept there), FSBENCH_NFS (loopback: the
+# guest's own export; link: two guests, as tests/vm/two-nodes.sh boots
+# them, node1 the NFS server and node2 the bench, so that the server's
+# work is not on the bench's CPU and each call crosses a network).
 srcdir=${srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$srcdir/tests/lib/tap.sh"
 . "$srcdir/tests/vm/suite.sh"
 
 FSBENCH_PAIRS=${1:-21}
 FSBENCH_RELEASE=${FSBENCH_RELEASE:-trixie}
+FSBENCH_NFS=${FSBENCH_NFS:-loopback}
+FSBENCH_NET=10.77.0
 FSBENCH_RUNS=${FSBENCH_RUNS:-spank-fs-nfs:pipe spank-fs-nfs:cread spank-fs-nfs:meta-tmpfs spank-fs-nfs:meta-nfs floor-fs-nfs:meta-nfs spank-fs-nfs:write-nfs floor-fs-nfs:write-nfs spank-fs:pipe floor-fs:pipe spank-fs:cread floor-fs:cread spank-fs:meta-tmpfs floor-fs:meta-tmpfs}
 
 # fsbench_node_files: the bench in the guest's tree (VM_GUEST_DIR/src,
@@ -45,10 +52,23 @@ fsbench_node_files() {
 	chroot "$NODE_ROOT" gcc -O2 -Wall -o "$VM_GUEST_DIR/src/bench/probe_load" "$VM_GUEST_DIR/src/bench/probe_load.c" ||
 		bail "cannot build probe_load in the node"
 	cp "$SYS_TOP/tests/vm/guest/probes-fs.sh" "$NODE_ROOT$VM_GUEST_DIR/lib/" || bail "cannot copy probes-fs.sh"
-	printf 'FSB_PAIRS=%s\nFSB_RUNS="%s"\nFSB_STATS=%s\n' "$FSBENCH_PAIRS" "$FSBENCH_RUNS" "${FSBENCH_STATS:-1}" \
+	printf 'FSB_PAIRS=%s\nFSB_RUNS="%s"\nFSB_STATS=%s\nFSB_NFS=%s\nFSB_NET=%s\nFSB_WRITES=%s\n' "$FSBENCH_PAIRS" \
+		"$FSBENCH_RUNS" "${FSBENCH_STATS:-1}" "$FSBENCH_NFS" "$FSBENCH_NET" "${FSBENCH_WRITES:-16}" \
 		>"$NODE_ROOT$VM_GUEST_DIR/fsbench.env"
 	vm_nfs_packages
+	[ "$FSBENCH_NFS" = loopback ] || vm_link_files "$FSBENCH_NET"
 }
+
+fsbench_teardown() {
+	vm_link_stop
+	SYS_TEARDOWN= sys_teardown
+}
+
+case $FSBENCH_NFS in
+loopback) ;;
+link) need_cmd ss shuf ;;
+*) bail "FSBENCH_NFS=$FSBENCH_NFS: loopback or link" ;;
+esac
 
 vm_node_setup "$FSBENCH_RELEASE" "$FSBENCH_RELEASE" || exit 1
 # No Slurm job here (probepair.sh makes a job's cgroup): its daemons are
@@ -63,7 +83,13 @@ sys_unmount "$NODE_ROOT"
 # one host thread, and with two the NFS client, its server and the
 # exporter were scheduled across them at random; a pair's two runs then
 # differed by up to a factor of two.
-VM_CPUS=${FSBENCH_CPUS:-1} vm_boot "$RUN/root.img" "${VM_TIMEOUT:-5400}"
-[ -z "${FSBENCH_SAVE:-}" ] || cp "$RUN/log/vm-tap.log" "$FSBENCH_SAVE"
+if [ "$FSBENCH_NFS" = link ]; then
+	SYS_TEARDOWN=fsbench_teardown
+	VM_CPUS=${FSBENCH_CPUS:-1} vm_boot_linked "${VM_TIMEOUT:-5400}" "$FSBENCH_NET"
+	[ -z "${FSBENCH_SAVE:-}" ] || cp "$RUN/log/node2/vm-tap.log" "$FSBENCH_SAVE"
+else
+	VM_CPUS=${FSBENCH_CPUS:-1} vm_boot "$RUN/root.img" "${VM_TIMEOUT:-5400}"
+	[ -z "${FSBENCH_SAVE:-}" ] || cp "$RUN/log/vm-tap.log" "$FSBENCH_SAVE"
+fi
 rm -f "$RUN/root.img"
 sys_finish
