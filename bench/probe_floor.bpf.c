@@ -83,7 +83,7 @@ int floor_net_retransmit(void *ctx)
 }
 #endif
 
-#if defined(FLOOR_FS) || defined(FLOOR_FS_NFS)
+#if defined(FLOOR_FS) || defined(FLOOR_FS_NFS) || defined(FLOOR_IDLE)
 /* spank-fs's or spank-fs-nfs's fentry/fexit pairs (data calls: fexit
  * alone), each program returning at once: the trampolines' cost at those
  * functions. */
@@ -154,6 +154,13 @@ FLOOR_FS_TP_BTF(nfs_initiate_read)
 FLOOR_FS_TP_BTF(nfs_initiate_write)
 FLOOR_FS_TP_BTF(nfs_initiate_commit)
 FLOOR_FS_TP_BTF(rpc_task_begin)
+#endif
+
+#ifdef FLOOR_IDLE
+/* The exporter present, its one program at an NFS function that the
+ * bench's workloads never call (a symlink): what the exporter process
+ * alone costs a job on its CPU, apart from any hook it meets. */
+FLOOR_FS_ENTRY(nfs_symlink)
 #endif
 
 char LICENSE[] SEC("license") = "GPL";

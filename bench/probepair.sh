@@ -24,7 +24,9 @@
 # floor-fs and floor-fs-nfs, bench/probe_floor.bpf.c with -DFLOOR_FS or
 # -DFLOOR_FS_NFS (programs that return at once at spank-fs's or
 # spank-fs-nfs's hooks: a config's figure less its floor's is its
-# programs' own cost). bench/vm-probepair.sh runs the fs set's pairs
+# programs' own cost), or floor-idle (-DFLOOR_IDLE: the exporter running,
+# its one program at a function no workload calls: the exporter's
+# presence alone). bench/vm-probepair.sh runs the fs set's pairs
 # under qemu. PROBEPAIR_CONFIG_DIR: CONFIG's object and YAML from there
 # instead.
 # WORKLOAD: pipe, pingpong, read (a 64 MiB file made here: O_DIRECT),
@@ -80,6 +82,7 @@ case $config in spank-sched | spank-fs | spank-fs-nfs) flags=-mcpu=v3 ;; esac # 
 case $config in
 floor-fs) src=$top/bench/probe_floor.bpf.c yaml=$top/bench/probe_floor.yaml flags=-DFLOOR_FS ;;
 floor-fs-nfs) src=$top/bench/probe_floor.bpf.c yaml=$top/bench/probe_floor.yaml flags=-DFLOOR_FS_NFS ;;
+floor-idle) src=$top/bench/probe_floor.bpf.c yaml=$top/bench/probe_floor.yaml flags=-DFLOOR_IDLE ;;
 esac
 if [ -n "${PROBEPAIR_CONFIG_DIR:-}" ]; then
 	cp "$PROBEPAIR_CONFIG_DIR/$config.bpf.o" "$PROBEPAIR_CONFIG_DIR/$config.yaml" "$work/" || exit 1
