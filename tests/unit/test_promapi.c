@@ -546,6 +546,37 @@ static void test_fetch_trickle(void)
 	srv_stop();
 }
 
+/* A server whose TLS handshake never comes (a socket listening that no
+ * one accepts: the kernel completes the TCP connection, nothing more):
+ * timeout= bounds the connection, TLS included, and no shorter bound of
+ * promapi's own ends it first (it once gave up after 5 s). */
+static void test_fetch_handshake_bound(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	char url[64], err[600];
+	struct promapi p = { .url = url, .timeout = 7 };
+	struct promapi_vector v;
+	double t;
+	int fd, rc;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 4) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		perror("test_fetch_handshake_bound: a listening socket");
+		exit(99);
+	}
+	snprintf(url, sizeof(url), "https://127.0.0.1:%u", ntohs(a.sin_port));
+	t = mono_s();
+	rc = promapi_query(&p, "up", promapi_now(), &v, err, sizeof(err));
+	t = mono_s() - t;
+	promapi_close(&p);
+	tap_ok(rc < 0 && t >= 6.5 && t < 20,
+	       "https, a handshake that never comes: ended by timeout=7 after %.1f s, not sooner (%s)", t,
+	       rc < 0 ? err : "answered");
+	close(fd);
+}
+
 static void test_fetch_redirect(void)
 {
 	char url[64], err[600];
@@ -741,6 +772,7 @@ int main(void)
 	test_fetch_reuses_connection();
 	test_fetch_endless_chunked();
 	test_fetch_trickle();
+	test_fetch_handshake_bound();
 	test_fetch_redirect();
 	test_fetch_tls();
 	test_httpget();
