@@ -164,10 +164,11 @@ static __always_inline void spank_fs_nfs_learn(struct super_block *sb)
 
 	if (!spank_fs_nfs_loaded() || !sb)
 		return;
-	/* s_fs_info is a void *: no type to read it by, a helper then. */
 	server = (struct nfs_server *)sb->s_fs_info;
 	if (!server)
 		return;
+	/* s_fs_info is a void *: the verifier knows no type behind it, so
+	 * server's field is read through a helper. */
 	clnt = (__u64)BPF_CORE_READ(server, client);
 	if (!clnt)
 		return;
