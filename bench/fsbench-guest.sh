@@ -23,17 +23,17 @@ fsbench_run() {
 # (as the loopback export, below), until node2 says the bench is over;
 # then, node2's mount gone, the power off.
 fsbench_serve() {
-	local c word=
+	local c up= word
 	ct modprobe nfsd >/dev/null 2>&1
 	ct mkdir -p "$FS_EXPORT"
 	ok_if "fsbench: node1: a tmpfs at $FS_EXPORT, to export" ct mount -t tmpfs -o mode=1777 sse-fs-export "$FS_EXPORT"
 	ct sh -c "echo '$FS_EXPORT $FSB_NET.0/24(rw,sync,no_subtree_check,fsid=1)' >/etc/exports"
 	# Early in the boot nfs-server's first start can fail: tried again.
 	for c in 1 2 3 4 5 6; do
-		ct timeout 60 systemctl restart nfs-server >/dev/null 2>&1 && word=up && break
+		ct timeout 60 systemctl restart nfs-server >/dev/null 2>&1 && up=1 && break
 		sleep 10
 	done
-	is "fsbench: node1: nfs-server exports $FS_EXPORT to $FSB_NET.0/24" "${word:-down}" up ||
+	is "fsbench: node1: nfs-server exports $FS_EXPORT to $FSB_NET.0/24" "${up:-no}" 1 ||
 		show "$(ct systemctl status --no-pager nfs-server 2>&1 | tail -n 15)"
 	word=$(timeout 7200 socat -u "TCP-LISTEN:$FSB_PEER_PORT,bind=$FSB_NET.1,reuseaddr" - 2>&1)
 	is "fsbench: node1: node2 said the bench is over" "$word" over

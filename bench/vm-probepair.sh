@@ -59,11 +59,6 @@ fsbench_node_files() {
 	[ "$FSBENCH_NFS" = loopback ] || vm_link_files "$FSBENCH_NET"
 }
 
-fsbench_teardown() {
-	vm_link_stop
-	SYS_TEARDOWN= sys_teardown
-}
-
 case $FSBENCH_NFS in
 loopback) ;;
 link) need_cmd ss shuf ;;
@@ -84,7 +79,7 @@ sys_unmount "$NODE_ROOT"
 # exporter were scheduled across them at random; a pair's two runs then
 # differed by up to a factor of two.
 if [ "$FSBENCH_NFS" = link ]; then
-	SYS_TEARDOWN=fsbench_teardown
+	SYS_TEARDOWN=vm_link_teardown
 	VM_CPUS=${FSBENCH_CPUS:-1} vm_boot_linked "${VM_TIMEOUT:-5400}" "$FSBENCH_NET"
 	[ -z "${FSBENCH_SAVE:-}" ] || cp "$RUN/log/node2/vm-tap.log" "$FSBENCH_SAVE"
 else

@@ -79,6 +79,13 @@ vm_link_files() {
 	ln -sf ../sse-vm-net.service "$NODE_ROOT/etc/systemd/system/multi-user.target.wants/sse-vm-net.service"
 }
 
+# vm_link_teardown: a SYS_TEARDOWN for vm_boot_linked's scripts: the
+# guests' qemu stopped (by PID), then the usual teardown.
+vm_link_teardown() {
+	vm_link_stop
+	SYS_TEARDOWN= sys_teardown
+}
+
 # vm_suite RELEASE KERNEL-RELEASE SCENARIO...: RELEASE's node on
 # KERNEL-RELEASE's cloud kernel, running the guest scenarios
 # (tests/vm/guest/SCENARIO.sh) in that order.

@@ -148,13 +148,6 @@ _tn_files() {
 	_tn_node_files
 }
 
-# _tn_teardown: the guests' qemu (by PID) stopped, then the usual
-# teardown (sys_teardown).
-_tn_teardown() {
-	vm_link_stop
-	SYS_TEARDOWN= sys_teardown
-}
-
 # _tn_dump: on failure, the container's diagnostics while it runs
 # (sys_dump); once the image is made, where the guests' logs are: their
 # consoles and TAP (the points relayed above carry their own details).
@@ -171,7 +164,7 @@ _tn_dump() {
 CI=${CI:-two-nodes}
 vm_node_setup "$TN_RELEASE" "$TN_KERNEL" || exit 0
 need_cmd ss shuf
-SYS_TEARDOWN=_tn_teardown SYS_DUMP=_tn_dump
+SYS_TEARDOWN=vm_link_teardown SYS_DUMP=_tn_dump
 _tn_sets_file >"$NODE_ROOT$SYS_SETS_FILE"
 chmod 0644 "$NODE_ROOT$SYS_SETS_FILE"
 # prometheus=: where EpilogSlurmctld's spank-ebpf reads the job's figures.
