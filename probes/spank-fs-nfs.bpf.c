@@ -25,15 +25,20 @@
  *   - in a task of no observed job: not counted.
  * The mount point is the RPC client's: each NFS super block's nfs_server
  * has one (server->client), learnt in fs_nfs_clients the first time a
- * job's call on that super block is counted (below) or one of the three
- * tracepoints above sees a file of it. Until then its RPCs are not
- * counted: on a mount no observed job used since the exporter started,
- * the RPCs of a job's calls before its first counted one there (that
- * call's LOOKUP, ACCESS, OPEN...), and none after. (The nfs tracepoints
- * of lookups and access checks, which ran before any RPC, cost a program
- * run each, three per create on NFSv4.) RPCs of the
- * client's own (the lease, on nfs_client's cl_rpcclient) have no mount
- * and are not counted, as mountstats' per-op counts leave them out.
+ * job's call on that super block is counted (below), one of the three
+ * tracepoints above sees a file of it, or a job's task begins an RPC on
+ * it while walking a path on that super block (the task's nameidata: the
+ * walk's LOOKUP, ACCESS, GETATTR, an open's OPEN). Until then a job's
+ * RPC on it outside a walk (the LOOKUP of a namespace call's last name,
+ * its MKDIR or REMOVE...) is held in the thread's fs_start, four at the
+ * most, and counted at the thread's next counted call on that mount:
+ * most often the call it was part of. One that no counted call of its
+ * thread follows there (a lookup that failed, and nothing after) is not
+ * counted. So a job's RPCs on a mount are counted from its first one,
+ * without a program at the nfs tracepoints of lookups and access
+ * checks (three runs per create on NFSv4). RPCs of the client's own
+ * (the lease, on nfs_client's cl_rpcclient) have no mount and are not
+ * counted, as mountstats' per-op counts leave them out.
  */
 #define SPANK_DROPPED spank_fs_dropped_total
 #include "spank_job.bpf.h"
@@ -53,6 +58,24 @@
 struct spank_fs_label;
 static __always_inline void spank_fs_nfs_seen(struct spank_fs_label *l, struct super_block *sb);
 #define SPANK_FS_SEEN(l, sb) spank_fs_nfs_seen((l), (sb))
+
+/* A thread's RPCs held back: begun by a job's task on an RPC client not
+ * yet learnt, outside a path walk; counted at the thread's next counted
+ * call on that client's mount (SPANK_FS_EXITED), most often the call
+ * they were part of (a namespace call's LOOKUP, its REMOVE...). A slot
+ * is free when its clnt is 0. */
+#define SPANK_FS_NFS_HELD 4
+struct fs_nfs_held {
+	__u64 clnt[SPANK_FS_NFS_HELD]; /* struct rpc_clnt * */
+	__u64 name[SPANK_FS_NFS_HELD]; /* its procedure's p_name (static) */
+	__u32 n;
+	__u32 pad;
+};
+#define SPANK_FS_START_MORE fs_nfs_held
+struct fs_start;
+static __always_inline void spank_fs_nfs_exited(struct fs_start *st, struct spank_fs_label *l,
+						struct super_block *sb, __u32 job);
+#define SPANK_FS_EXITED(st, l, sb, job) spank_fs_nfs_exited((st), (l), (sb), (job))
 #include "spank_fs_calls.bpf.h"
 
 #define SPANK_FS_PROC_LEN 28
@@ -90,6 +113,18 @@ struct nfs_commit_data {
 struct task_struct___flags {
 	unsigned int flags;
 } __attribute__((preserve_access_index));
+
+/* fs/namei.c's walk of a path, on the walking task (6.1 and 6.12 alike):
+ * path is where the walk is. */
+struct nameidata {
+	struct path path;
+} __attribute__((preserve_access_index));
+
+struct task_struct___walk {
+	struct nameidata *nameidata;
+} __attribute__((preserve_access_index));
+
+#define SPANK_NFS_SUPER_MAGIC 0x6969
 
 struct spank_fs_nfs_key {
 	__u32 job;
@@ -153,23 +188,29 @@ static __always_inline int spank_fs_nfs_loaded(void)
 	return bpf_core_type_exists(struct rpc_task) && bpf_core_type_exists(struct nfs_server);
 }
 
+/* An NFS super block's RPC client (0 for none). */
+static __always_inline __u64 spank_fs_nfs_client(struct super_block *sb)
+{
+	struct nfs_server *server;
+
+	if (!spank_fs_nfs_loaded() || !sb)
+		return 0;
+	server = (struct nfs_server *)sb->s_fs_info;
+	if (!server)
+		return 0;
+	/* s_fs_info is a void *: the verifier knows no type behind it, so
+	 * server's field is read through a helper. */
+	return (__u64)BPF_CORE_READ(server, client);
+}
+
 /* An NFS super block (a pointer of a hook's argument): its RPC client
  * learnt. */
 static __always_inline void spank_fs_nfs_learn(struct super_block *sb)
 {
 	struct fs_nfs_client c = {};
 	struct fs_nfs_client *had;
-	struct nfs_server *server;
-	__u64 clnt;
+	__u64 clnt = spank_fs_nfs_client(sb);
 
-	if (!spank_fs_nfs_loaded() || !sb)
-		return;
-	server = (struct nfs_server *)sb->s_fs_info;
-	if (!server)
-		return;
-	/* s_fs_info is a void *: the verifier knows no type behind it, so
-	 * server's field is read through a helper. */
-	clnt = (__u64)BPF_CORE_READ(server, client);
 	if (!clnt)
 		return;
 	c.sb = (__u64)sb;
@@ -185,6 +226,87 @@ static __always_inline void spank_fs_nfs_seen(struct spank_fs_label *l, struct s
 {
 	spank_fs_nfs_learn(sb);
 	l->seen = 1;
+}
+
+/* The NFS super block whose RPC client is clnt, when this task is
+ * walking a path on it (the walk's LOOKUP, ACCESS, GETATTR, and an
+ * open's OPEN, which runs before the walk ends), else 0. Only for an
+ * RPC whose client is not yet learnt: it costs nothing once it is. */
+static __always_inline struct super_block *spank_fs_nfs_walking(__u64 clnt)
+{
+	struct task_struct___walk *t = (struct task_struct___walk *)bpf_get_current_task_btf();
+	struct nameidata *nd = t->nameidata;
+	struct super_block *sb;
+	struct dentry *d;
+
+	if (!nd)
+		return 0;
+	d = nd->path.dentry;
+	sb = d ? d->d_sb : 0;
+	/* Another file system's s_fs_info is not an nfs_server. */
+	if (!sb || sb->s_magic != SPANK_NFS_SUPER_MAGIC)
+		return 0;
+	return spank_fs_nfs_client(sb) == clnt ? sb : 0;
+}
+
+/* An RPC of a job's task whose client is not yet learnt: held in the
+ * thread's fs_start until a counted call shows its mount. */
+static __always_inline void spank_fs_nfs_hold(__u64 clnt, const char *name)
+{
+	struct fs_start *st = spank_fs_starts(1);
+	int i;
+
+	if (!st) {
+		spank_drop(SPANK_FS_MAP_STARTS, SPANK_DROP_FULL);
+		return;
+	}
+	for (i = 0; i < SPANK_FS_NFS_HELD; i++) {
+		if (st->more.clnt[i])
+			continue;
+		st->more.clnt[i] = clnt;
+		st->more.name[i] = (__u64)name;
+		st->more.n++;
+		return;
+	}
+	spank_drop(SPANK_FS_NFS_MAP_RPCS, SPANK_DROP_FULL);
+}
+
+/* An RPC of job's on the mount labelled l, by procedure (name: its
+ * rpc_procinfo's p_name). */
+static __always_inline void spank_fs_nfs_count(__u32 job, struct spank_fs_label *l, const char *name)
+{
+	struct spank_fs_nfs_key k = {};
+
+	k.job = job;
+	__builtin_memcpy(k.mount, l->mount, sizeof(k.mount));
+	if (name)
+		bpf_probe_read_kernel_str(k.procedure, sizeof(k.procedure), name);
+	spank_add(&spank_fs_nfs_rpcs_total, &k, 1, SPANK_FS_NFS_MAP_RPCS);
+}
+
+/* The thread's held RPCs on clnt, counted for job under l. */
+static __always_inline void spank_fs_nfs_release(struct fs_start *st, struct spank_fs_label *l,
+						 __u64 clnt, __u32 job)
+{
+	int i;
+
+	for (i = 0; i < SPANK_FS_NFS_HELD; i++) {
+		if (!clnt || st->more.clnt[i] != clnt)
+			continue;
+		spank_fs_nfs_count(job, l, (const char *)st->more.name[i]);
+		st->more.clnt[i] = 0;
+		if (st->more.n)
+			st->more.n--;
+	}
+}
+
+/* After a counted call on sb (SPANK_FS_EXITED): the RPCs this thread
+ * held for sb's client, counted. One load when it holds none. */
+static __always_inline void spank_fs_nfs_exited(struct fs_start *st, struct spank_fs_label *l,
+						struct super_block *sb, __u32 job)
+{
+	if (st->more.n)
+		spank_fs_nfs_release(st, l, spank_fs_nfs_client(sb), job);
 }
 
 static __always_inline int spank_fs_nfs_kthread(void)
@@ -255,11 +377,13 @@ int spank_fs_nfs_rpc(__u64 *ctx)
 {
 	struct rpc_task *task = (struct rpc_task *)ctx[0];
 	const struct rpc_procinfo *proc;
-	struct spank_fs_nfs_key k = {};
+	const char *name = 0;
+	struct super_block *walked = 0;
 	struct fs_nfs_client *c;
 	struct fs_nfs_next *next;
 	struct spank_fs_label *l;
-	__u64 clnt, sb = 0, key;
+	struct fs_start *st;
+	__u64 clnt = 0, sb = 0, key;
 	__u32 job, dev = 0;
 
 	if (!spank_fs_nfs_loaded() || !task)
@@ -279,23 +403,40 @@ int spank_fs_nfs_rpc(__u64 *ctx)
 			return 0;
 		}
 	}
+	proc = task->tk_msg.rpc_proc;
+	if (proc)
+		name = proc->p_name;
 	if (!sb) {
 		clnt = (__u64)task->tk_client;
 		c = bpf_map_lookup_elem(&fs_nfs_clients, &clnt);
-		if (!c)
-			return 0; /* the client's own (lease), or none yet */
-		sb = c->sb;
-		dev = c->dev;
+		if (c) {
+			sb = c->sb;
+			dev = c->dev;
+		} else {
+			/* Not learnt yet: a job's call before its first
+			 * counted one on this mount. */
+			walked = spank_fs_nfs_walking(clnt);
+			if (!walked) {
+				spank_fs_nfs_hold(clnt, name);
+				return 0;
+			}
+			spank_fs_nfs_learn(walked);
+			sb = (__u64)walked;
+			/* Through a helper: a direct load here is merged
+			 * with c->dev's, which the verifier refuses (a map
+			 * value and a kernel pointer in one instruction). */
+			dev = BPF_CORE_READ(walked, s_dev);
+		}
 	}
 	l = spank_fs_label_dev(job, sb, dev, SPANK_FS_NFS_MAP_MOUNTS);
 	if (!l)
 		return 0;
-	k.job = job;
-	__builtin_memcpy(k.mount, l->mount, sizeof(k.mount));
-	proc = task->tk_msg.rpc_proc;
-	if (proc)
-		bpf_probe_read_kernel_str(k.procedure, sizeof(k.procedure), proc->p_name);
-	spank_add(&spank_fs_nfs_rpcs_total, &k, 1, SPANK_FS_NFS_MAP_RPCS);
+	spank_fs_nfs_count(job, l, name);
+	if (walked) {
+		st = spank_fs_starts(0);
+		if (st && st->more.n)
+			spank_fs_nfs_release(st, l, clnt, job);
+	}
 	return 0;
 }
 

@@ -47,6 +47,7 @@ struct file_system_type {
 
 struct super_block {
 	__u32 s_dev;
+	unsigned long s_magic;
 	struct file_system_type *s_type;
 	const char *s_subtype;
 	void *s_fs_info;

@@ -22,6 +22,14 @@
 #define SPANK_FS_SEEN(l, sb) ((void)0)
 #endif
 
+/* SPANK_FS_EXITED(st, label, sb, job): what a config does after each
+ * counted metadata call, with the thread's fs_start (st). A config may
+ * give fs_start a field of its own, `more`, of the struct named by
+ * SPANK_FS_START_MORE. */
+#ifndef SPANK_FS_EXITED
+#define SPANK_FS_EXITED(st, l, sb, job) ((void)0)
+#endif
+
 #define SPANK_FS_OP_READ 0
 #define SPANK_FS_OP_WRITE 1
 
@@ -159,6 +167,9 @@ struct {
 struct fs_start {
 	__u64 ns[SPANK_FS_HOOKS];
 	__u32 job[SPANK_FS_HOOKS];
+#ifdef SPANK_FS_START_MORE
+	struct SPANK_FS_START_MORE more;
+#endif
 };
 
 struct {
@@ -303,6 +314,7 @@ static __always_inline int spank_fs_exit(__u32 hook, struct super_block *sb, __u
 	__builtin_memcpy(lat.mount, l->mount, sizeof(lat.mount));
 	SPANK_HIST_EXP2(spank_fs_meta_latency_seconds, lat, us, SPANK_FS_MAX_BUCKET,
 			SPANK_FS_MAP_META_LATENCY);
+	SPANK_FS_EXITED(st, l, sb, job);
 	return 0;
 }
 
