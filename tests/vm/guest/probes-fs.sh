@@ -4,8 +4,8 @@
 # the plugin starts it): a job's calls on tmpfs, ext4, a FUSE file
 # system (bindfs: the stand-in for user-space file systems) and NFS (this
 # guest exporting a directory and mounting it over loopback with -t
-# nfs4; tests/vm/guest/two-nodes.sh has the server on another guest)
-# counted exactly, with
+# nfs4, and again over NFSv3; tests/vm/guest/two-nodes.sh has the
+# server on another guest) counted exactly, with
 # their file system type and mount point; another user's job at the
 # same time under its own ID only; a job without --ebpf not at all; pipe
 # I/O not at all; the NFS RPCs by procedure against the kernel's own
@@ -17,6 +17,8 @@ FS_EXT4=/mnt/sse-fs-ext4
 FS_FUSE=/mnt/sse-fs-fuse
 FS_FUSE_SRC=/srv/sse-fs-fuse
 FS_NFS=/mnt/sse-fs-nfs
+# The same export over NFSv3 (fstype nfs: its own open and create hooks).
+FS_NFS3=/mnt/sse-fs-nfs3
 FS_EXPORT=/srv/sse-fs-nfs
 # Data calls of each payload per file system (4 KiB each).
 FS_COUNT=500
@@ -85,6 +87,11 @@ _fs_nfs_setup() {
 		ct sh -c "echo '$FS_EXPORT 127.0.0.1(rw,sync,no_subtree_check,insecure${FS_EXPORT_OPTS:+,$FS_EXPORT_OPTS})' >/etc/exports" &&
 		ct timeout 60 systemctl restart nfs-server >/dev/null 2>&1 &&
 		ct timeout 60 mount -t nfs4 "127.0.0.1:$FS_EXPORT" "$FS_NFS"
+}
+
+# _fs_nfs3_mount: the export mounted again at FS_NFS3, over NFSv3.
+_fs_nfs3_mount() {
+	ct mkdir -p "$FS_NFS3" && ct timeout 60 mount -t nfs -o vers=3,nolock "127.0.0.1:$FS_EXPORT" "$FS_NFS3"
 }
 
 # _fs_rpcs_vs_mountstats JOB RPCS METRICS [MOUNT [FIRST]]: JOB's NFS RPCs
@@ -156,7 +163,8 @@ vm_scenario_probes_fs() {
 		"mkdir -p $FS_FUSE_SRC $FS_FUSE && chmod 1777 $FS_FUSE_SRC && bindfs -o allow_other $FS_FUSE_SRC $FS_FUSE"
 	ct modprobe nfsv4 >/dev/null 2>&1
 	ok_if "fs: this guest's NFS export mounted at $FS_NFS (nfs4 over loopback)" _fs_nfs_setup
-	diag "fs: mounts: $(for k in "$FS_TMP" "$FS_EXT4" "$FS_FUSE" "$FS_NFS"; do ct findmnt -n -o TARGET,FSTYPE,SOURCE "$k"; done 2>&1 | tr '\n' '|')"
+	ok_if "fs: ... and at $FS_NFS3 (NFSv3)" _fs_nfs3_mount
+	diag "fs: mounts: $(for k in "$FS_TMP" "$FS_EXT4" "$FS_FUSE" "$FS_NFS" "$FS_NFS3"; do ct findmnt -n -o TARGET,FSTYPE,SOURCE "$k"; done 2>&1 | tr '\n' '|')"
 
 	# tmpfs, ext4 and FUSE: three jobs at once, two of them observed.
 	a=$(_fs_work fs-a --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-a "$FS_COUNT" "$FS_TMP" "$FS_EXT4" "$FS_FUSE" --go) ||
@@ -247,8 +255,31 @@ vm_scenario_probes_fs() {
 	is "fs: the jobs completed" "$(job_state "$a") $(job_state "$b") $(job_state "$c") $(job_state "$nj") $(job_state "$o")" \
 		"COMPLETED COMPLETED COMPLETED COMPLETED COMPLETED"
 	is "fs: the set's instance stopped after the last job" "$(settled_unit_state spank-ebpf-exporter@fs.service)" inactive
+	_fs_nfs3
 	_fs_nfs_alone
-	ct umount "$FS_NFS" "$FS_FUSE" "$FS_EXT4" "$FS_TMP" 2>/dev/null
+	ct umount "$FS_NFS" "$FS_NFS3" "$FS_FUSE" "$FS_EXT4" "$FS_TMP" 2>/dev/null
+}
+
+# _fs_nfs3: a job on the NFSv3 mount (fstype nfs): its opens start in
+# nfs_create and nfs_open, not in nfs_check_flags; the same exact counts
+# and RPCs (NFSv3's names: MKDIR, CREATE for each file made...).
+_fs_nfs3() {
+	local j out
+	if ! ct findmnt -n "$FS_NFS3" >/dev/null 2>&1; then
+		is "fs: NFSv3 checks run (the mount above)" no yes
+		return
+	fi
+	j=$(_fs_work fs-3 --ebpf=fs /usr/local/bin/sse-vm-fs-work fs-3 "$FS_COUNT" "$FS_NFS3" --nfs --go) ||
+		{ is "fs: sbatch --ebpf=fs on NFSv3 accepted" no yes; return; }
+	_fs_go fs-3
+	ok_if "fs: job $j did its calls on NFSv3" wait_started fs-3 600
+	out=$(SYS_STANDIN_PORT=$FS_PORT metrics)
+	printf '%s\n' "$out" | grep "jobid=\"$j\"" | grep -v -e _bucket -e latency | sed 's/^/# /'
+	_fs_exact "$j" nfs "$FS_NFS3" fs-3 nfs
+	_fs_rpcs_vs_mountstats "$j" "$JOB_MARKS/fs-3.rpcs" "$out" "$FS_NFS3" MKDIR
+	release fs-3
+	wait_job_done "$j"
+	is "fs: job $j completed" "$(job_state "$j")" COMPLETED
 }
 
 # _fs_runs [run_time_ns [hooks]]: the runs of the node's fentry/fexit and
