@@ -30,7 +30,10 @@
 # file: the whole TAP log kept there), FSBENCH_NFS (loopback: the
 # guest's own export; link: two guests, as tests/vm/two-nodes.sh boots
 # them, node1 the NFS server and node2 the bench, so that the server's
-# work is not on the bench's CPU and each call crosses a network).
+# work is not on the bench's CPU and each call crosses a network),
+# VM_ICOUNT (qemu's -icount; shift=0,sleep=off: the guest's clock counts
+# its instructions, so every "ns" is an instruction and the host's load
+# drops out; loopback only: two guests' clocks would each run apart).
 srcdir=${srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$srcdir/tests/lib/tap.sh"
 . "$srcdir/tests/vm/suite.sh"

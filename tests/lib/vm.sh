@@ -231,7 +231,9 @@ vm_boot() {
 # (vm-console.log), the TAP port (vm-tap.log), qemu's own (qemu.log).
 # QEMU-ARGS add devices (a NIC: -netdev/-device); VM_APPEND adds to the
 # kernel's command line (the guest reads its part there: -append is one);
-# VM_CPUS, the guest's CPUs (2).
+# VM_CPUS, the guest's CPUs (2); VM_ICOUNT, qemu's -icount (a bench's:
+# shift=0,sleep=off makes the guest's clock count the instructions it
+# ran, a nanosecond each, whatever the host's load).
 vm_start() {
 	local img=$1 secs=$2 dir=$3
 	shift 3
@@ -246,7 +248,7 @@ vm_start() {
 		-kernel "$KDIR/vmlinuz" -initrd "$KDIR/initrd.img" \
 		-append "console=ttyS0 panic=-1 systemd.show_status=0 systemd.getty_auto=0${VM_APPEND:+ $VM_APPEND}" \
 		-drive "file=$img,format=raw,if=virtio,cache=unsafe" \
-		-serial "file:$dir/vm-console.log" -serial "file:$dir/vm-tap.log" "$@" \
+		-serial "file:$dir/vm-console.log" -serial "file:$dir/vm-tap.log" ${VM_ICOUNT:+-icount "$VM_ICOUNT"} "$@" \
 		</dev/null >"$dir/qemu.log" 2>&1 &
 	VM_PID=$!
 }
@@ -258,7 +260,7 @@ vm_wait() {
 	wait "$1"
 	rc=$?
 	VM_SECONDS=$(($(date +%s) - $(cat "$2/vm-started")))
-	diag "vm: $(cat "$KDIR/version") (tcg), booted and ran for $VM_SECONDS s; qemu exit $rc${VM_NAME:+ ($VM_NAME)}"
+	diag "vm: $(cat "$KDIR/version") (tcg${VM_ICOUNT:+, -icount $VM_ICOUNT}), booted and ran for $VM_SECONDS s; qemu exit $rc${VM_NAME:+ ($VM_NAME)}"
 	return "$rc"
 }
 
