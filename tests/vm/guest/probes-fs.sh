@@ -97,12 +97,13 @@ _fs_nfs3_mount() {
 # _fs_rpcs_vs_mountstats JOB RPCS METRICS [MOUNT [FIRST]]: JOB's NFS RPCs
 # on MOUNT (FS_NFS) by procedure (METRICS: its instance's exposition)
 # against the payload's mountstats counts over the job (RPCS: its
-# NAME.rpcs file): within 5% where there are 20 calls or more, exact
-# where there are fewer. The RPCs of the job's first calls on the mount
-# are among those, made before the config had seen the mount: its
-# mkdir's (FIRST: CREATE, NFSv4's procedure for it; NFSv3's is MKDIR),
-# the ACCESS of its first walk. Then its WRITE RPCs, its 2000 direct
-# writes among them.
+# NAME.rpcs file): within 5% where there are 20 calls or more; where
+# there are fewer, never more than mountstats', and exactly as many for
+# the RPCs of the job's first calls on the mount, made before the config
+# had seen it: its mkdir's (FIRST: CREATE, NFSv4's procedure for it;
+# NFSv3's is MKDIR) and its walks' ACCESS. (A kernel thread's own RPC on
+# the mount is no job's: the state manager's DELEGRETURN, between two
+# guests.) Then its WRITE RPCs, its 2000 direct writes among them.
 _fs_rpcs_vs_mountstats() {
 	local nj=$1 mnt=${4:-$FS_NFS} first=${5:-CREATE} k op bf af ours theirs bad=0 checked=0 few='' fewbad=0
 	while read -r k op bf af; do
@@ -114,7 +115,10 @@ _fs_rpcs_vs_mountstats() {
 		diag "fs: NFS $op: mountstats $theirs, job $nj $ours"
 		if [ "$theirs" -lt 20 ]; then
 			few+=" $op $ours/$theirs"
-			[ "$ours" -eq "$theirs" ] || fewbad=$((fewbad + 1))
+			case $op in
+			"$first" | ACCESS) [ "$ours" -eq "$theirs" ] || fewbad=$((fewbad + 1)) ;;
+			*) [ "$ours" -le "$theirs" ] || fewbad=$((fewbad + 1)) ;;
+			esac
 			continue
 		fi
 		checked=$((checked + 1))
@@ -124,7 +128,7 @@ _fs_rpcs_vs_mountstats() {
 	ok_if "fs: the NFS RPCs of job $nj by procedure within 5% of mountstats' ($checked procedures of 20 calls or more, $bad off)" \
 		test "$checked" -ge 2 -a "$bad" -eq 0
 	# The payload's first call on the mount is its mkdir, its only one.
-	ok_if "fs: ... and exactly mountstats' where under 20 calls, its first call's $first among them (job/mountstats:$few)" \
+	ok_if "fs: ... and where under 20 calls, none over mountstats', its first call's $first and its ACCESS as many (job/mountstats:$few)" \
 		test "$fewbad" -eq 0 -a "${few#* $first }" != "$few"
 	like "fs: ... its 2000 direct writes among them (WRITE)" \
 		"$(metric_sum "$FS_PORT" ebpf_exporter_spank_fs_nfs_rpcs_total "jobid=\"$nj\",mount=\"$mnt\",procedure=\"WRITE\"")" \
